@@ -1,0 +1,120 @@
+/**
+ * Plain, JSON-friendly definitions the world is built from. Scenarios, the admin API and tests all create
+ * bodies through these, so there is exactly one way to describe a body.
+ *
+ * Conventions: SI units (metres, kilograms, seconds, radians), right-handed, +y up,
+ * quaternions stored [x, y, z, w].
+ */
+
+export type Vec3Tuple = [number, number, number];
+export type QuatTuple = [number, number, number, number];
+
+export type BodyType = "static" | "kinematic" | "dynamic";
+
+export interface SphereShapeDef {
+  type: "sphere";
+  /** Radius in metres, > 0. */
+  radius: number;
+}
+
+export interface BoxShapeDef {
+  type: "box";
+  /** Half extents in metres along the body's local x, y, z, each > 0. */
+  halfExtents: Vec3Tuple;
+}
+
+export type ShapeDef = SphereShapeDef | BoxShapeDef;
+
+export interface BodyDef {
+  /** Caller's id (scenario id). Unique within a world. */
+  id: string;
+  type: BodyType;
+  shape: ShapeDef;
+  /** Centre of mass in world space, metres. */
+  position: Vec3Tuple;
+  /** Orientation quaternion [x, y, z, w]; normalised on creation. Default identity. */
+  rotation?: QuatTuple;
+  /** m/s. Default 0. Ignored for static bodies. */
+  linearVelocity?: Vec3Tuple;
+  /** rad/s, world space. Default 0. Ignored for static bodies. */
+  angularVelocity?: Vec3Tuple;
+  /** kg. Wins over density when both are given. Dynamic bodies only. */
+  mass?: number;
+  /** kg/m³. Used when mass is absent; default 1. Dynamic bodies only. */
+  density?: number;
+  /** Coulomb friction coefficient, combined as sqrt(μA·μB). Default 0.5. */
+  friction?: number;
+  /** Coefficient of restitution in [0, 1], combined as max(eA, eB). Default 0. */
+  restitution?: number;
+  /** Linear damping per second (v *= 1 / (1 + h·c)). Default 0. */
+  linearDamping?: number;
+  /** Angular damping per second. Default 0. */
+  angularDamping?: number;
+}
+
+export type PositionCorrectionMethod = "soft" | "projection";
+
+export interface PositionCorrectionSettings {
+  /**
+   * "soft" (default): Box2D v3-style soft step. Each velocity iteration is a sub-step that integrates
+   * velocities, solves contacts with a spring-damper bias, integrates positions and then relaxes without
+   * bias. Stiff and stable for stacks, no separate position pass.
+   * "projection": the seeds' pass (seed 000/001): the velocity solve has no positional bias; after
+   * integrating positions every manifold's deepest penetration is pushed apart linearly,
+   * max(depth - slop, 0) * percent / (invMassA + invMassB), split by inverse mass.
+   */
+  method: PositionCorrectionMethod;
+  /** Penetration allowed before correction, metres. Projection: seed's slop. Soft: allowed resting overlap. */
+  slop: number;
+  /** Fraction of the remaining penetration removed per pass (projection only), 0..1. */
+  percent: number;
+  /** Projection passes per tick (projection only). */
+  iterations: number;
+  /** Soft contact stiffness in Hz (soft only); capped at a quarter of the sub-step rate. */
+  contactHertz: number;
+  /** Soft contact damping ratio (soft only). */
+  dampingRatio: number;
+  /** Largest velocity the soft bias may use to push bodies apart, m/s (soft only). */
+  maxPushVelocity: number;
+}
+
+export interface WorldBounds {
+  min: Vec3Tuple;
+  max: Vec3Tuple;
+}
+
+export interface WorldSettings {
+  /** m/s². */
+  gravity: Vec3Tuple;
+  /** Fixed steps per second; dt = 1 / tickRate. */
+  tickRate: number;
+  /**
+   * Velocity iterations per tick. With the soft method each iteration is one sub-step
+   * (as Rapier counts them); with projection, Gauss-Seidel passes over the contacts in one step.
+   */
+  velocityIterations: number;
+  /** Relax (bias-free) iterations after each sub-step, soft method only. */
+  relaxIterations: number;
+  positionCorrection: PositionCorrectionSettings;
+  /** Restitution applies only when the closing speed is above this, m/s. */
+  restitutionThreshold: number;
+  /** Seed each contact with the previous tick's accumulated impulses. */
+  warmStarting: boolean;
+  /** Allow islands of resting bodies to sleep. */
+  sleep: boolean;
+  /** Seconds an island must stay below the thresholds before it sleeps. */
+  sleepTime: number;
+  /** Linear speed below which a body counts as resting, m/s. */
+  sleepLinearThreshold: number;
+  /** Angular speed below which a body counts as resting, rad/s. */
+  sleepAngularThreshold: number;
+  /** Continuous collision: speculative contacts that cover the distance swept in a tick. */
+  ccd: boolean;
+  /** Bodies whose centre leaves these bounds are removed. Default none. */
+  bounds: WorldBounds | null;
+}
+
+/** Every settings field optional, nested objects too: what scenarios and the admin API send. */
+export type WorldSettingsPatch = Partial<Omit<WorldSettings, "positionCorrection">> & {
+  positionCorrection?: Partial<PositionCorrectionSettings>;
+};
