@@ -12,13 +12,16 @@ export const DEFAULT_SETTINGS: Readonly<WorldSettings> = Object.freeze({
   relaxIterations: 1,
   positionCorrection: Object.freeze({
     method: "soft",
-    // Box2D/Rapier use 5 mm; resting overlap adds up along a stack, so keep it small.
-    slop: 0.005,
+    // Resting overlap adds up along a stack (5 mm per contact sinks a 10-box stack 5 cm), and the soft
+    // contact already tolerates a little overlap, so the soft method pushes all the way to zero.
+    slop: 0,
     percent: 0.2,
     iterations: 1,
-    // Box2D v3 defaults: 30 Hz, damping ratio 10, push-out capped at 3 m/s.
-    contactHertz: 30,
-    dampingRatio: 10,
+    // Box2D v3 uses 30 Hz with damping ratio 10; measured on stack10/pyramid20, 45 Hz with ratio 3 sags
+    // half as much (11 mm vs 26 mm over stack10) and drifts less (3 mm vs 8 mm) while piles stay calm.
+    // Static contacts use twice the stiffness; both are capped by the sub-step rate.
+    contactHertz: 45,
+    dampingRatio: 3,
     maxPushVelocity: 3,
   }),
   restitutionThreshold: 1,

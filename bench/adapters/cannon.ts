@@ -1,0 +1,155 @@
+import * as CANNON from "cannon-es";
+import type { BodyDef } from "../../shared/engine/types.ts";
+import type { Scenario } from "../../shared/scenarios/format.ts";
+import {
+  bodyMass,
+  combineFriction,
+  combineRestitution,
+  frictionOf,
+  resolveWorld,
+  restitutionOf,
+  unitRotation,
+  vec,
+} from "./common.ts";
+import type { BenchEngine } from "./types.ts";
+
+/**
+ * cannon-es 0.20 reference adapter.
+ *
+ * Settings a typical user has: `new World()` with its defaults: GSSolver with 10 iterations,
+ * NaiveBroadphase (O(n^2) pair test; the default, and what physics-anchors.md measured: see
+ * `broadphase` below for SAP), no CCD (cannon-es has none), quaternion normalisation every step.
+ * `world.step(dt)` with a single argument: exactly one internal step, no accumulator/interpolation.
+ *
+ * Materials: one `CANNON.Material` per distinct (friction, restitution) pair in the scenario, with
+ * friction/restitution left at -1 so cannon-es does not multiply them, plus one `ContactMaterial` for
+ * every pair of those materials carrying our combined values: friction sqrt(muA * muB), restitution
+ * max(eA, eB). That reproduces our combine rules exactly (ContactMaterial stiffness/relaxation stay at
+ * the cannon-es defaults 1e7 / 3, the same as the world's default contact material).
+ *
+ * Damping: cannon-es defaults to 0.01 linear/angular damping; the scenario's damping (default 0) is
+ * used instead, converted so the per-step factor matches ours: ours v *= 1/(1 + h c), cannon-es
+ * v *= (1 - d)^h, so d = 1 - (1 + h c)^(-1/h).
+ *
+ * Sleeping: `world.allowSleep = opts.sleep`, body sleep parameters at cannon-es defaults
+ * (sleepSpeedLimit 0.1 m/s, sleepTimeLimit 1 s).
+ */
+export class CannonEngine implements BenchEngine {
+  name = "cannon-es";
+  /** "naive" (cannon-es default) or "sap" (SAPBroadphase, which its examples use for big scenes). */
+  broadphase: "naive" | "sap";
+  private world: CANNON.World | null = null;
+  private dt = 1 / 60;
+  private byId = new Map<string, CANNON.Body>();
+  private dynamics: CANNON.Body[] = [];
+
+  constructor(opts: { broadphase?: "naive" | "sap" } = {}) {
+    this.broadphase = opts.broadphase ?? "naive";
+    if (this.broadphase !== "naive") this.name = `cannon-es-${this.broadphase}`;
+  }
+
+  load(scenario: Scenario, opts: { sleep: boolean }): void {
+    this.dispose();
+    const w = resolveWorld(scenario);
+    const world = new CANNON.World();
+    world.gravity.set(w.gravity[0], w.gravity[1], w.gravity[2]);
+    world.allowSleep = opts.sleep;
+    if (this.broadphase === "sap") world.broadphase = new CANNON.SAPBroadphase(world);
+    this.dt = w.dt;
+
+    // Materials: one per distinct (friction, restitution), a ContactMaterial for every pair.
+    const materials = new Map<string, { mat: CANNON.Material; mu: number; e: number }>();
+    const materialOf = (def: BodyDef): CANNON.Material => {
+      const mu = frictionOf(def);
+      const e = restitutionOf(def);
+      const key = `${mu}|${e}`;
+      let m = materials.get(key);
+      if (!m) {
+        const mat = new CANNON.Material({ friction: -1, restitution: -1 });
+        m = { mat, mu, e };
+        for (const other of materials.values()) {
+          world.addContactMaterial(
+            new CANNON.ContactMaterial(mat, other.mat, {
+              friction: combineFriction(mu, other.mu),
+              restitution: combineRestitution(e, other.e),
+            }),
+          );
+        }
+        world.addContactMaterial(
+          new CANNON.ContactMaterial(mat, mat, { friction: combineFriction(mu, mu), restitution: combineRestitution(e, e) }),
+        );
+        materials.set(key, m);
+      }
+      return m.mat;
+    };
+
+    const h = w.dt;
+    const damping = (c: number | undefined): number => (c ? 1 - (1 + h * c) ** (-1 / h) : 0);
+
+    for (const def of scenario.bodies) {
+      const shape =
+        def.shape.type === "sphere"
+          ? new CANNON.Sphere(def.shape.radius)
+          : new CANNON.Box(new CANNON.Vec3(def.shape.halfExtents[0], def.shape.halfExtents[1], def.shape.halfExtents[2]));
+      const type =
+        def.type === "dynamic" ? CANNON.Body.DYNAMIC : def.type === "kinematic" ? CANNON.Body.KINEMATIC : CANNON.Body.STATIC;
+      const q = unitRotation(def);
+      const body = new CANNON.Body({
+        type,
+        mass: def.type === "dynamic" ? bodyMass(def) : 0,
+        material: materialOf(def),
+        position: new CANNON.Vec3(def.position[0], def.position[1], def.position[2]),
+        quaternion: new CANNON.Quaternion(q[0], q[1], q[2], q[3]),
+        linearDamping: damping(def.linearDamping),
+        angularDamping: damping(def.angularDamping),
+      });
+      body.addShape(shape);
+      if (def.type !== "static") {
+        const v = vec(def.linearVelocity);
+        const av = vec(def.angularVelocity);
+        body.velocity.set(v[0], v[1], v[2]);
+        body.angularVelocity.set(av[0], av[1], av[2]);
+      }
+      world.addBody(body);
+      this.byId.set(def.id, body);
+      if (def.type === "dynamic") this.dynamics.push(body);
+    }
+    this.world = world;
+  }
+
+  step(): void {
+    this.world!.step(this.dt);
+  }
+
+  private body(id: string): CANNON.Body {
+    const b = this.byId.get(id);
+    if (!b) throw new Error(`cannon-es adapter: no body "${id}"`);
+    return b;
+  }
+
+  position(id: string): [number, number, number] {
+    const p = this.body(id).position;
+    return [p.x, p.y, p.z];
+  }
+
+  rotation(id: string): [number, number, number, number] {
+    const q = this.body(id).quaternion;
+    return [q.x, q.y, q.z, q.w];
+  }
+
+  sleepingCount(): number {
+    let n = 0;
+    for (const b of this.dynamics) if (b.sleepState === CANNON.Body.SLEEPING) n++;
+    return n;
+  }
+
+  dynamicCount(): number {
+    return this.dynamics.length;
+  }
+
+  dispose(): void {
+    this.world = null;
+    this.byId.clear();
+    this.dynamics = [];
+  }
+}

@@ -1,0 +1,32 @@
+/** Most contact points kept per pair (a face contact is reduced to these). */
+export const MAX_MANIFOLD_POINTS = 4;
+
+/**
+ * Output of one narrow-phase query, reused for every pair (never escapes the collide stage).
+ * Points are in world space: `pointA` on A's surface, `pointB` on B's surface; `separation` is
+ * (pointB - pointA) · normal, negative when penetrating; `normal` points from A to B.
+ */
+export class ManifoldOut {
+  count = 0;
+  readonly normal = new Float64Array(3);
+  readonly pointA = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  readonly pointB = new Float64Array(3 * MAX_MANIFOLD_POINTS);
+  readonly separation = new Float64Array(MAX_MANIFOLD_POINTS);
+  /** Feature id per point: which faces/edges/vertices made it, stable across ticks for warm starting. */
+  readonly id = new Int32Array(MAX_MANIFOLD_POINTS);
+
+  /** Swaps the roles of A and B (normal negated, point sets exchanged). */
+  flip(): void {
+    const n = this.normal;
+    n[0] = -n[0];
+    n[1] = -n[1];
+    n[2] = -n[2];
+    const a = this.pointA;
+    const b = this.pointB;
+    for (let i = 0; i < 3 * this.count; i++) {
+      const t = a[i];
+      a[i] = b[i];
+      b[i] = t;
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import { type BodyStore, SPHERE } from "../dynamics/body-store.ts";
+import { collideBoxes } from "./box-box.ts";
+import type { ManifoldOut } from "./manifold.ts";
+import { collideSphereBox } from "./sphere-box.ts";
+import { collideSpheres } from "./sphere-sphere.ts";
+
+/** Contact manifold between bodies a and b (normal from a to b) for gaps up to `margin`. */
+export function collidePair(out: ManifoldOut, bodies: BodyStore, a: number, b: number, margin: number): void {
+  const sa = bodies.shape[a];
+  const sb = bodies.shape[b];
+  if (sa === SPHERE) {
+    if (sb === SPHERE) collideSpheres(out, bodies, a, b, margin);
+    else collideSphereBox(out, bodies, a, b, margin);
+  } else if (sb === SPHERE) {
+    collideSphereBox(out, bodies, b, a, margin);
+    out.flip();
+  } else {
+    collideBoxes(out, bodies, a, b, margin);
+  }
+}

@@ -1,0 +1,84 @@
+import type { BodyStore } from "../dynamics/body-store.ts";
+import { inverseRotateInto, rotateInto } from "../math/quat.ts";
+import type { ManifoldOut } from "./manifold.ts";
+
+const local = new Float64Array(3);
+const world = new Float64Array(3);
+
+/**
+ * Sphere (A) against box (B); the normal points from the sphere to the box. A centre inside the box is
+ * pushed out through the nearest face with the true depth, radius + distance to that face
+ * (physics.md reported only the radius there).
+ */
+export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number, b: number, margin: number): void {
+  out.count = 0;
+  const p = bodies.pos;
+  const s3 = s * 3;
+  const b3 = b * 3;
+  const r = bodies.half[s3];
+  const hx = bodies.half[b3];
+  const hy = bodies.half[b3 + 1];
+  const hz = bodies.half[b3 + 2];
+  inverseRotateInto(local, 0, bodies.rot, b * 4, p[s3] - p[b3], p[s3 + 1] - p[b3 + 1], p[s3 + 2] - p[b3 + 2]);
+  const cx = local[0];
+  const cy = local[1];
+  const cz = local[2];
+  const qx = cx < -hx ? -hx : cx > hx ? hx : cx;
+  const qy = cy < -hy ? -hy : cy > hy ? hy : cy;
+  const qz = cz < -hz ? -hz : cz > hz ? hz : cz;
+  let nx: number;
+  let ny: number;
+  let nz: number;
+  let sep: number;
+  let bx = qx;
+  let by = qy;
+  let bz = qz;
+  if (qx === cx && qy === cy && qz === cz) {
+    // Centre inside: leave through the nearest face.
+    const fx = hx - Math.abs(cx);
+    const fy = hy - Math.abs(cy);
+    const fz = hz - Math.abs(cz);
+    nx = ny = nz = 0;
+    if (fx <= fy && fx <= fz) {
+      nx = cx < 0 ? -1 : 1;
+      bx = nx * hx;
+      sep = -(fx + r);
+    } else if (fy <= fz) {
+      ny = cy < 0 ? -1 : 1;
+      by = ny * hy;
+      sep = -(fy + r);
+    } else {
+      nz = cz < 0 ? -1 : 1;
+      bz = nz * hz;
+      sep = -(fz + r);
+    }
+  } else {
+    const dx = cx - qx;
+    const dy = cy - qy;
+    const dz = cz - qz;
+    const dist = Math.sqrt(dx * dx + dy * dy + dz * dz);
+    sep = dist - r;
+    if (sep > margin) return;
+    nx = dx / dist;
+    ny = dy / dist;
+    nz = dz / dist;
+  }
+  // Box-local normal points box -> sphere; the manifold's normal points sphere -> box.
+  const q = bodies.rot;
+  const b4 = b * 4;
+  rotateInto(world, 0, q, b4, nx, ny, nz);
+  out.normal[0] = -world[0];
+  out.normal[1] = -world[1];
+  out.normal[2] = -world[2];
+  rotateInto(world, 0, q, b4, bx, by, bz);
+  out.pointB[0] = p[b3] + world[0];
+  out.pointB[1] = p[b3 + 1] + world[1];
+  out.pointB[2] = p[b3 + 2] + world[2];
+  rotateInto(world, 0, q, b4, cx - nx * r, cy - ny * r, cz - nz * r);
+  out.pointA[0] = p[b3] + world[0];
+  out.pointA[1] = p[b3 + 1] + world[1];
+  out.pointA[2] = p[b3 + 2] + world[2];
+  out.separation[0] = sep;
+  out.id[0] = 0;
+  out.count = 1;
+}

@@ -1,0 +1,314 @@
+import { BODY_DEFAULTS } from "../config.ts";
+import { matrixFromQuat, normalizeQuatAt } from "../math/quat.ts";
+import type { BodyDef } from "../types.ts";
+
+export const STATIC = 0;
+export const KINEMATIC = 1;
+export const DYNAMIC = 2;
+
+export const SPHERE = 0;
+export const BOX = 1;
+
+/** Handles pack a slot index (low 20 bits) and the slot's generation (next 11 bits). */
+const SLOT_BITS = 20;
+const SLOT_MASK = (1 << SLOT_BITS) - 1;
+const GENERATION_MASK = 0x7ff;
+export const MAX_BODIES = SLOT_MASK;
+
+export function slotOf(handle: number): number {
+  return handle & SLOT_MASK;
+}
+
+const scratchMatrix = new Float64Array(9);
+
+function grow<T extends Float64Array | Int32Array | Uint8Array | Uint16Array>(arr: T, size: number): T {
+  const next = new (arr.constructor as { new (n: number): T })(size);
+  next.set(arr);
+  return next;
+}
+
+/**
+ * Structure-of-arrays storage for every body of one world, indexed by slot. Slots are reused LIFO after
+ * removal; iteration is always in slot order, so results depend only on the sequence of operations.
+ * Hot fields are typed arrays (one per field); string ids are cold data.
+ */
+export class BodyStore {
+  capacity = 0;
+  /** One past the highest slot ever used. */
+  slotCount = 0;
+  liveCount = 0;
+
+  alive = new Uint8Array(0);
+  generation = new Uint16Array(0);
+  type = new Uint8Array(0);
+  shape = new Uint8Array(0);
+  /** Sphere: radius in all three; box: half extents. */
+  half = new Float64Array(0);
+  /** Radius of the bounding sphere around the centre. */
+  boundRadius = new Float64Array(0);
+
+  pos = new Float64Array(0);
+  rot = new Float64Array(0);
+  vel = new Float64Array(0);
+  angVel = new Float64Array(0);
+
+  invMass = new Float64Array(0);
+  /** Body-space inertia diagonal (kg m²). */
+  inertia = new Float64Array(0);
+  /** Body-space inverse inertia diagonal. */
+  invInertia = new Float64Array(0);
+  /** World inverse inertia R I⁻¹ Rᵀ, symmetric: xx, xy, xz, yy, yz, zz. */
+  invInertiaWorld = new Float64Array(0);
+
+  friction = new Float64Array(0);
+  restitution = new Float64Array(0);
+  linearDamping = new Float64Array(0);
+  angularDamping = new Float64Array(0);
+
+  sleeping = new Uint8Array(0);
+  sleepTimer = new Float64Array(0);
+  /** Next body of the same sleeping island (-1 ends the list); islandHead names the list. */
+  sleepNext = new Int32Array(0);
+  islandHead = new Int32Array(0);
+
+  /** World AABB min xyz, max xyz (with margins, see broad phase). */
+  aabb = new Float64Array(0);
+  /** Kinematic body already moved this tick by moveCharacter/moveKinematic (skip its integration). */
+  moved = new Uint8Array(0);
+  /** Kinematic target pose active for this tick. */
+  hasTarget = new Uint8Array(0);
+  target = new Float64Array(0);
+  /** Index in the solver's body arrays for this step; 0 is the shared immovable body. */
+  solverIndex = new Int32Array(0);
+
+  ids: (string | undefined)[] = [];
+  private idToSlot = new Map<string, number>();
+  private freeSlots: number[] = [];
+
+  constructor(initialCapacity = 64) {
+    this.ensureCapacity(initialCapacity);
+  }
+
+  ensureCapacity(n: number): void {
+    if (n <= this.capacity) return;
+    let cap = Math.max(16, this.capacity);
+    while (cap < n) cap *= 2;
+    this.alive = grow(this.alive, cap);
+    this.generation = grow(this.generation, cap);
+    this.type = grow(this.type, cap);
+    this.shape = grow(this.shape, cap);
+    this.half = grow(this.half, cap * 3);
+    this.boundRadius = grow(this.boundRadius, cap);
+    this.pos = grow(this.pos, cap * 3);
+    this.rot = grow(this.rot, cap * 4);
+    this.vel = grow(this.vel, cap * 3);
+    this.angVel = grow(this.angVel, cap * 3);
+    this.invMass = grow(this.invMass, cap);
+    this.inertia = grow(this.inertia, cap * 3);
+    this.invInertia = grow(this.invInertia, cap * 3);
+    this.invInertiaWorld = grow(this.invInertiaWorld, cap * 6);
+    this.friction = grow(this.friction, cap);
+    this.restitution = grow(this.restitution, cap);
+    this.linearDamping = grow(this.linearDamping, cap);
+    this.angularDamping = grow(this.angularDamping, cap);
+    this.sleeping = grow(this.sleeping, cap);
+    this.sleepTimer = grow(this.sleepTimer, cap);
+    this.sleepNext = grow(this.sleepNext, cap);
+    this.islandHead = grow(this.islandHead, cap);
+    this.aabb = grow(this.aabb, cap * 6);
+    this.moved = grow(this.moved, cap);
+    this.hasTarget = grow(this.hasTarget, cap);
+    this.target = grow(this.target, cap * 7);
+    this.solverIndex = grow(this.solverIndex, cap);
+    this.capacity = cap;
+  }
+
+  handleOf(slot: number): number {
+    return ((this.generation[slot] & GENERATION_MASK) << SLOT_BITS) | slot;
+  }
+
+  /** Slot of a live handle, or -1 if the handle is stale or unknown. */
+  resolve(handle: number): number {
+    if (!Number.isInteger(handle) || handle < 0) return -1;
+    const slot = handle & SLOT_MASK;
+    if (slot >= this.slotCount || this.alive[slot] === 0) return -1;
+    if ((this.generation[slot] & GENERATION_MASK) !== (handle >>> SLOT_BITS)) return -1;
+    return slot;
+  }
+
+  slotOfId(id: string): number {
+    return this.idToSlot.get(id) ?? -1;
+  }
+
+  /** Adds a body; the definition must already be valid (see scenario validation). Returns its slot. */
+  add(def: BodyDef): number {
+    if (this.idToSlot.has(def.id)) throw new Error(`duplicate body id "${def.id}"`);
+    let slot: number;
+    if (this.freeSlots.length > 0) {
+      slot = this.freeSlots.pop()!;
+    } else {
+      if (this.slotCount >= MAX_BODIES) throw new Error(`too many bodies (max ${MAX_BODIES})`);
+      slot = this.slotCount++;
+      this.ensureCapacity(this.slotCount);
+    }
+    this.alive[slot] = 1;
+    this.liveCount++;
+    this.ids[slot] = def.id;
+    this.idToSlot.set(def.id, slot);
+
+    const kind = def.type === "static" ? STATIC : def.type === "kinematic" ? KINEMATIC : DYNAMIC;
+    this.type[slot] = kind;
+    const s3 = slot * 3;
+    const s4 = slot * 4;
+    if (def.shape.type === "sphere") {
+      this.shape[slot] = SPHERE;
+      this.half[s3] = this.half[s3 + 1] = this.half[s3 + 2] = def.shape.radius;
+      this.boundRadius[slot] = def.shape.radius;
+    } else {
+      this.shape[slot] = BOX;
+      const [hx, hy, hz] = def.shape.halfExtents;
+      this.half[s3] = hx;
+      this.half[s3 + 1] = hy;
+      this.half[s3 + 2] = hz;
+      this.boundRadius[slot] = Math.sqrt(hx * hx + hy * hy + hz * hz);
+    }
+    this.pos[s3] = def.position[0];
+    this.pos[s3 + 1] = def.position[1];
+    this.pos[s3 + 2] = def.position[2];
+    const q = def.rotation ?? [0, 0, 0, 1];
+    this.rot[s4] = q[0];
+    this.rot[s4 + 1] = q[1];
+    this.rot[s4 + 2] = q[2];
+    this.rot[s4 + 3] = q[3];
+    normalizeQuatAt(this.rot, s4);
+    const moving = kind !== STATIC;
+    const v = moving ? (def.linearVelocity ?? [0, 0, 0]) : [0, 0, 0];
+    const w = moving ? (def.angularVelocity ?? [0, 0, 0]) : [0, 0, 0];
+    this.vel[s3] = v[0];
+    this.vel[s3 + 1] = v[1];
+    this.vel[s3 + 2] = v[2];
+    this.angVel[s3] = w[0];
+    this.angVel[s3 + 1] = w[1];
+    this.angVel[s3 + 2] = w[2];
+
+    this.setMassProperties(slot, def);
+    this.friction[slot] = def.friction ?? BODY_DEFAULTS.friction;
+    this.restitution[slot] = def.restitution ?? BODY_DEFAULTS.restitution;
+    this.linearDamping[slot] = def.linearDamping ?? BODY_DEFAULTS.linearDamping;
+    this.angularDamping[slot] = def.angularDamping ?? BODY_DEFAULTS.angularDamping;
+    this.sleeping[slot] = 0;
+    this.sleepTimer[slot] = 0;
+    this.sleepNext[slot] = -1;
+    this.islandHead[slot] = -1;
+    this.moved[slot] = 0;
+    this.hasTarget[slot] = 0;
+    this.solverIndex[slot] = 0;
+    this.updateWorldInertia(slot);
+    return slot;
+  }
+
+  remove(slot: number): void {
+    const id = this.ids[slot];
+    if (id !== undefined) this.idToSlot.delete(id);
+    this.ids[slot] = undefined;
+    this.alive[slot] = 0;
+    this.generation[slot] = (this.generation[slot] + 1) & GENERATION_MASK;
+    this.liveCount--;
+    this.freeSlots.push(slot);
+  }
+
+  private setMassProperties(slot: number, def: BodyDef): void {
+    const s3 = slot * 3;
+    if (this.type[slot] !== DYNAMIC) {
+      this.invMass[slot] = 0;
+      this.inertia[s3] = this.inertia[s3 + 1] = this.inertia[s3 + 2] = 0;
+      this.invInertia[s3] = this.invInertia[s3 + 1] = this.invInertia[s3 + 2] = 0;
+      return;
+    }
+    const hx = this.half[s3];
+    const hy = this.half[s3 + 1];
+    const hz = this.half[s3 + 2];
+    // Volume without π for spheres would be wrong; 4/3 π r³ uses the exact double Math.PI.
+    const volume = this.shape[slot] === SPHERE ? (4 / 3) * Math.PI * hx * hx * hx : 8 * hx * hy * hz;
+    const mass = def.mass ?? (def.density ?? BODY_DEFAULTS.density) * volume;
+    this.invMass[slot] = 1 / mass;
+    let ix: number;
+    let iy: number;
+    let iz: number;
+    if (this.shape[slot] === SPHERE) {
+      ix = iy = iz = 0.4 * mass * hx * hx;
+    } else {
+      // Solid box: I = m/3 (b² + c²) with half extents b, c.
+      ix = (mass / 3) * (hy * hy + hz * hz);
+      iy = (mass / 3) * (hx * hx + hz * hz);
+      iz = (mass / 3) * (hx * hx + hy * hy);
+    }
+    this.inertia[s3] = ix;
+    this.inertia[s3 + 1] = iy;
+    this.inertia[s3 + 2] = iz;
+    this.invInertia[s3] = 1 / ix;
+    this.invInertia[s3 + 1] = 1 / iy;
+    this.invInertia[s3 + 2] = 1 / iz;
+  }
+
+  /** invInertiaWorld = R diag(I⁻¹) Rᵀ from the current orientation. */
+  updateWorldInertia(slot: number): void {
+    const s3 = slot * 3;
+    const s6 = slot * 6;
+    const dx = this.invInertia[s3];
+    const dy = this.invInertia[s3 + 1];
+    const dz = this.invInertia[s3 + 2];
+    const out = this.invInertiaWorld;
+    if (dx === dy && dy === dz) {
+      // Isotropic (spheres, cubes, non-dynamic): rotation does not matter.
+      out[s6] = dx;
+      out[s6 + 1] = 0;
+      out[s6 + 2] = 0;
+      out[s6 + 3] = dx;
+      out[s6 + 4] = 0;
+      out[s6 + 5] = dx;
+      return;
+    }
+    const m = scratchMatrix;
+    matrixFromQuat(m, 0, this.rot, slot * 4);
+    // (R D Rᵀ)_ij = Σ_k R_ik d_k R_jk
+    out[s6] = m[0] * m[0] * dx + m[1] * m[1] * dy + m[2] * m[2] * dz;
+    out[s6 + 1] = m[0] * m[3] * dx + m[1] * m[4] * dy + m[2] * m[5] * dz;
+    out[s6 + 2] = m[0] * m[6] * dx + m[1] * m[7] * dy + m[2] * m[8] * dz;
+    out[s6 + 3] = m[3] * m[3] * dx + m[4] * m[4] * dy + m[5] * m[5] * dz;
+    out[s6 + 4] = m[3] * m[6] * dx + m[4] * m[7] * dy + m[5] * m[8] * dz;
+    out[s6 + 5] = m[6] * m[6] * dx + m[7] * m[7] * dy + m[8] * m[8] * dz;
+  }
+
+  /** Recomputes the world AABB of a body from its pose, expanded by `margin` on every side. */
+  updateAabb(slot: number, margin: number): void {
+    const s3 = slot * 3;
+    const s6 = slot * 6;
+    const px = this.pos[s3];
+    const py = this.pos[s3 + 1];
+    const pz = this.pos[s3 + 2];
+    let ex: number;
+    let ey: number;
+    let ez: number;
+    const hx = this.half[s3];
+    if (this.shape[slot] === SPHERE) {
+      ex = ey = ez = hx;
+    } else {
+      // physics.md: e_world = |R ex| hx + |R ey| hy + |R ez| hz
+      const hy = this.half[s3 + 1];
+      const hz = this.half[s3 + 2];
+      const m = scratchMatrix;
+      matrixFromQuat(m, 0, this.rot, slot * 4);
+      ex = Math.abs(m[0]) * hx + Math.abs(m[1]) * hy + Math.abs(m[2]) * hz;
+      ey = Math.abs(m[3]) * hx + Math.abs(m[4]) * hy + Math.abs(m[5]) * hz;
+      ez = Math.abs(m[6]) * hx + Math.abs(m[7]) * hy + Math.abs(m[8]) * hz;
+    }
+    const a = this.aabb;
+    a[s6] = px - ex - margin;
+    a[s6 + 1] = py - ey - margin;
+    a[s6 + 2] = pz - ez - margin;
+    a[s6 + 3] = px + ex + margin;
+    a[s6 + 4] = py + ey + margin;
+    a[s6 + 5] = pz + ez + margin;
+  }
+}

@@ -1,0 +1,231 @@
+import { ENGINE_CONSTANTS } from "../config.ts";
+import { integrateQuatAt, inverseRotateInto, rotateInto } from "../math/quat.ts";
+import { type BodyStore, DYNAMIC } from "./body-store.ts";
+
+const SV = 6;
+const SM = 7;
+
+const local = new Float64Array(3);
+
+/**
+ * The bodies one step solves: awake dynamic bodies first (in slot order), then kinematic bodies.
+ * Index 0 is a shared immovable body (zero velocity, zero inverse mass) that stands for static and
+ * sleeping partners, so the solver never branches on body type.
+ * Per body: velocity (v, ω), the position/rotation change accumulated this step (Δp, Δθ, for the
+ * linearised current separation of soft contacts) and inverse mass plus world inverse inertia.
+ */
+export class SolverBodies {
+  count = 1;
+  dynamicCount = 0;
+  slots = new Int32Array(64);
+  /** vx vy vz wx wy wz */
+  vel = new Float64Array(64 * SV);
+  /** Δpx Δpy Δpz Δθx Δθy Δθz since the start of the step */
+  delta = new Float64Array(64 * SV);
+  /** invMass, then I⁻¹ world: xx xy xz yy yz zz */
+  mass = new Float64Array(64 * SM);
+
+  private ensure(n: number): void {
+    if (n <= this.slots.length) return;
+    let cap = this.slots.length;
+    while (cap < n) cap *= 2;
+    const s = new Int32Array(cap);
+    s.set(this.slots);
+    this.slots = s;
+    this.vel = new Float64Array(cap * SV);
+    this.delta = new Float64Array(cap * SV);
+    this.mass = new Float64Array(cap * SM);
+  }
+
+  /**
+   * Loads the awake dynamic bodies (`awake[0..awakeCount)`, slot order) and all kinematic bodies
+   * (`kinematic[0..kinematicCount)`) and writes each body's solver index into `bodies.solverIndex`.
+   */
+  load(bodies: BodyStore, awake: Int32Array, awakeCount: number, kinematic: Int32Array, kinematicCount: number): void {
+    const n = 1 + awakeCount + kinematicCount;
+    this.ensure(n);
+    this.count = n;
+    this.dynamicCount = awakeCount;
+    this.vel.fill(0, 0, n * SV);
+    this.delta.fill(0, 0, n * SV);
+    this.mass.fill(0, 0, SM);
+    this.slots[0] = -1;
+    let i = 1;
+    for (let k = 0; k < awakeCount; k++) this.loadBody(bodies, awake[k], i++, true);
+    for (let k = 0; k < kinematicCount; k++) this.loadBody(bodies, kinematic[k], i++, false);
+  }
+
+  private loadBody(bodies: BodyStore, slot: number, i: number, dynamic: boolean): void {
+    this.slots[i] = slot;
+    bodies.solverIndex[slot] = i;
+    const s3 = slot * 3;
+    const v = i * SV;
+    this.vel[v] = bodies.vel[s3];
+    this.vel[v + 1] = bodies.vel[s3 + 1];
+    this.vel[v + 2] = bodies.vel[s3 + 2];
+    this.vel[v + 3] = bodies.angVel[s3];
+    this.vel[v + 4] = bodies.angVel[s3 + 1];
+    this.vel[v + 5] = bodies.angVel[s3 + 2];
+    const m = i * SM;
+    if (dynamic) {
+      this.mass[m] = bodies.invMass[slot];
+      const s6 = slot * 6;
+      for (let k = 0; k < 6; k++) this.mass[m + 1 + k] = bodies.invInertiaWorld[s6 + k];
+    } else {
+      for (let k = 0; k < SM; k++) this.mass[m + k] = 0;
+    }
+  }
+
+  /** Copies solved velocities back to the body store. */
+  store(bodies: BodyStore): void {
+    for (let i = 1; i < this.count; i++) {
+      const slot = this.slots[i];
+      if (bodies.type[slot] !== DYNAMIC) continue;
+      const s3 = slot * 3;
+      const v = i * SV;
+      bodies.vel[s3] = this.vel[v];
+      bodies.vel[s3 + 1] = this.vel[v + 1];
+      bodies.vel[s3 + 2] = this.vel[v + 2];
+      bodies.angVel[s3] = this.vel[v + 3];
+      bodies.angVel[s3 + 1] = this.vel[v + 4];
+      bodies.angVel[s3 + 2] = this.vel[v + 5];
+    }
+  }
+
+  /**
+   * Semi-implicit Euler, velocity half: gravity, damping, the gyroscopic term (implicit, one Newton
+   * step in body space, Catto 2015) and speed caps. Dynamic bodies only.
+   */
+  integrateVelocities(bodies: BodyStore, gx: number, gy: number, gz: number, h: number): void {
+    const vel = this.vel;
+    const maxV2 = ENGINE_CONSTANTS.maxLinearSpeed * ENGINE_CONSTANTS.maxLinearSpeed;
+    const maxW2 = ENGINE_CONSTANTS.maxAngularSpeed * ENGINE_CONSTANTS.maxAngularSpeed;
+    for (let i = 1; i <= this.dynamicCount; i++) {
+      const slot = this.slots[i];
+      const v = i * SV;
+      let vx = vel[v] + h * gx;
+      let vy = vel[v + 1] + h * gy;
+      let vz = vel[v + 2] + h * gz;
+      let wx = vel[v + 3];
+      let wy = vel[v + 4];
+      let wz = vel[v + 5];
+      const ld = bodies.linearDamping[slot];
+      if (ld > 0) {
+        const f = 1 / (1 + h * ld);
+        vx *= f;
+        vy *= f;
+        vz *= f;
+      }
+      const ad = bodies.angularDamping[slot];
+      if (ad > 0) {
+        const f = 1 / (1 + h * ad);
+        wx *= f;
+        wy *= f;
+        wz *= f;
+      }
+      const s3 = slot * 3;
+      const ix = bodies.inertia[s3];
+      const iy = bodies.inertia[s3 + 1];
+      const iz = bodies.inertia[s3 + 2];
+      if ((ix !== iy || iy !== iz) && (wx !== 0 || wy !== 0 || wz !== 0)) {
+        inverseRotateInto(local, 0, bodies.rot, slot * 4, wx, wy, wz);
+        gyroscopic(local, ix, iy, iz, h);
+        rotateInto(local, 0, bodies.rot, slot * 4, local[0], local[1], local[2]);
+        wx = local[0];
+        wy = local[1];
+        wz = local[2];
+      }
+      const v2 = vx * vx + vy * vy + vz * vz;
+      if (v2 > maxV2) {
+        const f = ENGINE_CONSTANTS.maxLinearSpeed / Math.sqrt(v2);
+        vx *= f;
+        vy *= f;
+        vz *= f;
+      }
+      const w2 = wx * wx + wy * wy + wz * wz;
+      if (w2 > maxW2) {
+        const f = ENGINE_CONSTANTS.maxAngularSpeed / Math.sqrt(w2);
+        wx *= f;
+        wy *= f;
+        wz *= f;
+      }
+      vel[v] = vx;
+      vel[v + 1] = vy;
+      vel[v + 2] = vz;
+      vel[v + 3] = wx;
+      vel[v + 4] = wy;
+      vel[v + 5] = wz;
+    }
+  }
+
+  /** Semi-implicit Euler, position half: x += h v, q += h/2 [ω,0] q (renormalised); also Δp, Δθ. */
+  integratePositions(bodies: BodyStore, h: number): void {
+    const vel = this.vel;
+    const delta = this.delta;
+    const pos = bodies.pos;
+    const rot = bodies.rot;
+    for (let i = 1; i < this.count; i++) {
+      const slot = this.slots[i];
+      if (bodies.moved[slot] === 1) continue;
+      const v = i * SV;
+      const s3 = slot * 3;
+      const dx = h * vel[v];
+      const dy = h * vel[v + 1];
+      const dz = h * vel[v + 2];
+      pos[s3] += dx;
+      pos[s3 + 1] += dy;
+      pos[s3 + 2] += dz;
+      delta[v] += dx;
+      delta[v + 1] += dy;
+      delta[v + 2] += dz;
+      const wx = vel[v + 3];
+      const wy = vel[v + 4];
+      const wz = vel[v + 5];
+      if (wx !== 0 || wy !== 0 || wz !== 0) {
+        integrateQuatAt(rot, slot * 4, wx, wy, wz, h);
+        delta[v + 3] += h * wx;
+        delta[v + 4] += h * wy;
+        delta[v + 5] += h * wz;
+      }
+    }
+  }
+}
+
+/**
+ * Implicit gyroscopic update in body space: solve I(ω' - ω) + h ω' × Iω' = 0 with one Newton step,
+ * ω' = ω - J⁻¹ f, f = h ω × Iω, J = I + h (skew(ω) I - skew(Iω)). Stable: a free body's energy does
+ * not grow, yet a box spun about its intermediate axis still flips. `w` is updated in place.
+ */
+function gyroscopic(w: Float64Array, ix: number, iy: number, iz: number, h: number): void {
+  const wx = w[0];
+  const wy = w[1];
+  const wz = w[2];
+  const lx = ix * wx;
+  const ly = iy * wy;
+  const lz = iz * wz;
+  const fx = h * (wy * lz - wz * ly);
+  const fy = h * (wz * lx - wx * lz);
+  const fz = h * (wx * ly - wy * lx);
+  const j00 = ix;
+  const j01 = h * (lz - iy * wz);
+  const j02 = h * (iz * wy - ly);
+  const j10 = h * (ix * wz - lz);
+  const j11 = iy;
+  const j12 = h * (lx - iz * wx);
+  const j20 = h * (ly - ix * wy);
+  const j21 = h * (iy * wx - lx);
+  const j22 = iz;
+  // Cramer's rule.
+  const c00 = j11 * j22 - j12 * j21;
+  const c01 = j12 * j20 - j10 * j22;
+  const c02 = j10 * j21 - j11 * j20;
+  const det = j00 * c00 + j01 * c01 + j02 * c02;
+  if (det === 0) return;
+  const inv = 1 / det;
+  const x0 = (c00 * fx + (j02 * j21 - j01 * j22) * fy + (j01 * j12 - j02 * j11) * fz) * inv;
+  const x1 = (c01 * fx + (j00 * j22 - j02 * j20) * fy + (j02 * j10 - j00 * j12) * fz) * inv;
+  const x2 = (c02 * fx + (j01 * j20 - j00 * j21) * fy + (j00 * j11 - j01 * j10) * fz) * inv;
+  w[0] = wx - x0;
+  w[1] = wy - x1;
+  w[2] = wz - x2;
+}

@@ -1,0 +1,120 @@
+/**
+ * Quaternion helpers on flat Float64Arrays ([x, y, z, w] at an offset). Output first, no allocation.
+ * Only + - * / and Math.sqrt are used, so results are bit-identical in every JavaScript engine.
+ */
+
+/** out[o..o+2] = q ⊗ v ⊗ q* for the unit quaternion q at qs[qo]. */
+export function rotateInto(
+  out: Float64Array,
+  o: number,
+  qs: Float64Array,
+  qo: number,
+  vx: number,
+  vy: number,
+  vz: number,
+): void {
+  const qx = qs[qo];
+  const qy = qs[qo + 1];
+  const qz = qs[qo + 2];
+  const qw = qs[qo + 3];
+  // t = 2 (q.xyz × v); v' = v + w t + q.xyz × t
+  const tx = 2 * (qy * vz - qz * vy);
+  const ty = 2 * (qz * vx - qx * vz);
+  const tz = 2 * (qx * vy - qy * vx);
+  out[o] = vx + qw * tx + (qy * tz - qz * ty);
+  out[o + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** out[o..o+2] = q* ⊗ v ⊗ q (world to body frame). */
+export function inverseRotateInto(
+  out: Float64Array,
+  o: number,
+  qs: Float64Array,
+  qo: number,
+  vx: number,
+  vy: number,
+  vz: number,
+): void {
+  const qx = -qs[qo];
+  const qy = -qs[qo + 1];
+  const qz = -qs[qo + 2];
+  const qw = qs[qo + 3];
+  const tx = 2 * (qy * vz - qz * vy);
+  const ty = 2 * (qz * vx - qx * vz);
+  const tz = 2 * (qx * vy - qy * vx);
+  out[o] = vx + qw * tx + (qy * tz - qz * ty);
+  out[o + 1] = vy + qw * ty + (qz * tx - qx * tz);
+  out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
+}
+
+/** Row-major 3x3 rotation matrix of the unit quaternion at qs[qo] into out[o..o+8]. Columns are body axes. */
+export function matrixFromQuat(out: Float64Array, o: number, qs: Float64Array, qo: number): void {
+  const x = qs[qo];
+  const y = qs[qo + 1];
+  const z = qs[qo + 2];
+  const w = qs[qo + 3];
+  const x2 = x + x;
+  const y2 = y + y;
+  const z2 = z + z;
+  const xx = x * x2;
+  const xy = x * y2;
+  const xz = x * z2;
+  const yy = y * y2;
+  const yz = y * z2;
+  const zz = z * z2;
+  const wx = w * x2;
+  const wy = w * y2;
+  const wz = w * z2;
+  out[o] = 1 - (yy + zz);
+  out[o + 1] = xy - wz;
+  out[o + 2] = xz + wy;
+  out[o + 3] = xy + wz;
+  out[o + 4] = 1 - (xx + zz);
+  out[o + 5] = yz - wx;
+  out[o + 6] = xz - wy;
+  out[o + 7] = yz + wx;
+  out[o + 8] = 1 - (xx + yy);
+}
+
+/** Normalises the quaternion at qs[qo] in place; a zero quaternion becomes identity. */
+export function normalizeQuatAt(qs: Float64Array, qo: number): void {
+  const x = qs[qo];
+  const y = qs[qo + 1];
+  const z = qs[qo + 2];
+  const w = qs[qo + 3];
+  const n2 = x * x + y * y + z * z + w * w;
+  if (n2 > 0) {
+    const inv = 1 / Math.sqrt(n2);
+    qs[qo] = x * inv;
+    qs[qo + 1] = y * inv;
+    qs[qo + 2] = z * inv;
+    qs[qo + 3] = w * inv;
+  } else {
+    qs[qo] = 0;
+    qs[qo + 1] = 0;
+    qs[qo + 2] = 0;
+    qs[qo + 3] = 1;
+  }
+}
+
+/**
+ * Integrates q += h/2 [ω, 0] ⊗ q for the world-space angular velocity ω, then renormalises.
+ * This is physics.md's quaternion update.
+ */
+export function integrateQuatAt(qs: Float64Array, qo: number, wx: number, wy: number, wz: number, h: number): void {
+  const qx = qs[qo];
+  const qy = qs[qo + 1];
+  const qz = qs[qo + 2];
+  const qw = qs[qo + 3];
+  const k = 0.5 * h;
+  const nx = qx + k * (wx * qw + wy * qz - wz * qy);
+  const ny = qy + k * (wy * qw + wz * qx - wx * qz);
+  const nz = qz + k * (wz * qw + wx * qy - wy * qx);
+  const nw = qw - k * (wx * qx + wy * qy + wz * qz);
+  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  qs[qo] = nx * inv;
+  qs[qo + 1] = ny * inv;
+  qs[qo + 2] = nz * inv;
+  qs[qo + 3] = nw * inv;
+}

@@ -1,0 +1,32 @@
+import type { Scenario } from "../format.ts";
+import { REFERENCE_DENSITY, REFERENCE_FRICTION, REFERENCE_RESTITUTION, staticBox } from "./common.ts";
+
+/** Seed 002's tunnelling case: a 0.1 m sphere at 300 m/s (5 m per 60 Hz tick) toward a 0.1 m thick wall. */
+export const BULLET_RADIUS = 0.1;
+export const BULLET_SPEED = 300;
+export const WALL_HALF_THICKNESS = 0.05;
+/** Gap between the bullet's surface and the wall's near face, metres. */
+export const WALL_GAP = 7.5;
+
+export function failureLab(): Scenario {
+  return {
+    name: "failure-lab",
+    description:
+      "A 0.1 m sphere fired at 300 m/s at a 0.1 m thick wall 7.5 m away, far more than the wall's thickness per tick; without CCD it tunnels through, with CCD it stops at the wall.",
+    world: { gravity: [0, 0, 0], sleep: false, ccd: true },
+    bodies: [
+      {
+        id: "bullet",
+        type: "dynamic",
+        shape: { type: "sphere", radius: BULLET_RADIUS },
+        position: [0, 1, 0],
+        linearVelocity: [BULLET_SPEED, 0, 0],
+        density: REFERENCE_DENSITY,
+        friction: REFERENCE_FRICTION,
+        restitution: REFERENCE_RESTITUTION,
+      },
+      // Centre x = radius + gap + half thickness = 0.1 + 7.5 + 0.05.
+      staticBox("wall", [WALL_HALF_THICKNESS, 1, 1], [7.65, 1, 0]),
+    ],
+  };
+}

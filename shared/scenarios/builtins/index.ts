@@ -1,0 +1,38 @@
+import type { Scenario } from "../format.ts";
+import { arena } from "./arena.ts";
+import { bounce } from "./bounce.ts";
+import { failureLab } from "./failure-lab.ts";
+import { fiedlerCubes } from "./fiedler-cubes.ts";
+import { frictionRamp } from "./friction-ramp.ts";
+import { pile1000 } from "./pile1000.ts";
+import { positionalCorrection } from "./positional-correction.ts";
+import { pyramid20 } from "./pyramid20.ts";
+import { rain2000 } from "./rain2000.ts";
+import { stack10 } from "./stack10.ts";
+
+/**
+ * The scene library shared by tests, benchmarks, rooms and the client. Each entry builds a fresh scenario,
+ * deterministic (seeded), valid under validateScenario and unchanged by it.
+ */
+export const BUILTIN_SCENARIOS: Readonly<Record<string, () => Scenario>> = Object.freeze({
+  stack10,
+  pyramid20,
+  pile1000,
+  rain2000,
+  "positional-correction": positionalCorrection,
+  bounce,
+  "friction-ramp": frictionRamp,
+  "failure-lab": failureLab,
+  "fiedler-cubes": fiedlerCubes,
+  arena,
+});
+
+/** Names of the built-in scenes, in registry order. */
+export function builtinNames(): string[] {
+  return Object.keys(BUILTIN_SCENARIOS);
+}
+
+/** A fresh copy of the named built-in scene, or undefined for an unknown name. */
+export function getBuiltinScenario(name: string): Scenario | undefined {
+  return Object.hasOwn(BUILTIN_SCENARIOS, name) ? BUILTIN_SCENARIOS[name]() : undefined;
+}

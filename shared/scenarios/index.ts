@@ -1,0 +1,14 @@
+/** Public surface of the scenario module: the format, its validation, the seeded PRNG and the built-in scenes. */
+export type { Scenario, ScenarioIssue } from "./format.ts";
+export {
+  DEFAULT_SCENARIO_LIMITS,
+  formatIssues,
+  MAX_REPORTED_ISSUES,
+  parseScenarioJson,
+  ROOT_PATH,
+  type ScenarioLimits,
+  type ScenarioValidation,
+  validateScenario,
+} from "./validate.ts";
+export { createPrng, type Prng } from "./prng.ts";
+export { BUILTIN_SCENARIOS, builtinNames, getBuiltinScenario } from "./builtins/index.ts";

@@ -1,0 +1,543 @@
+import type {
+  BodyDef,
+  PositionCorrectionSettings,
+  QuatTuple,
+  ShapeDef,
+  Vec3Tuple,
+  WorldBounds,
+  WorldSettingsPatch,
+} from "../engine/types.ts";
+import type { Scenario, ScenarioIssue } from "./format.ts";
+
+/**
+ * Validation of untrusted scenario input (CLI files, the admin API, room join options). Hand-written so
+ * every problem is reported with its JSON path in one pass; the result is a clean deep copy holding only
+ * known keys, with rotations normalised. Defaults are NOT filled in: the engine does that
+ * (shared/engine/config.ts), so a validated scenario serialises back to what the user wrote.
+ */
+
+/** Size limits that keep one scenario from exhausting a server. */
+export interface ScenarioLimits {
+  /** Most bodies a scenario may hold. Default 20000. */
+  maxBodies: number;
+  /** Largest sphere radius or box half extent, metres. Default 1000. */
+  maxExtent: number;
+  /** Largest |component| of a body position, metres. Default 1e5. */
+  maxCoordinate: number;
+  /** Largest |component| of a linear (m/s) or angular (rad/s) velocity. Default 1000. */
+  maxSpeed: number;
+  /** Largest JSON text `parseScenarioJson` accepts, in UTF-16 code units (the string's length). Default 4 MiB. */
+  maxJsonBytes: number;
+}
+
+export const DEFAULT_SCENARIO_LIMITS: Readonly<ScenarioLimits> = Object.freeze({
+  maxBodies: 20000,
+  maxExtent: 1000,
+  maxCoordinate: 1e5,
+  maxSpeed: 1000,
+  maxJsonBytes: 4 * 1024 * 1024,
+});
+
+/** Issues kept in a result; past this one final `(root)` issue says how many more were found. */
+export const MAX_REPORTED_ISSUES = 100;
+
+/** Path used for problems with the input as a whole. */
+export const ROOT_PATH = "(root)";
+
+export type ScenarioValidation = { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] };
+
+/** Quaternions shorter than this cannot be normalised meaningfully. */
+const MIN_QUAT_LENGTH_SQ = 1e-12;
+/**
+ * A quaternion whose squared length is this close to 1 is already unit up to rounding and is kept bit for
+ * bit: re-dividing a normalised quaternion by its length moves last bits about a third of the time, which
+ * would make validation non-idempotent and change literal rotations such as the friction ramp's.
+ */
+const UNIT_LENGTH_SQ_TOLERANCE = 1e-12;
+
+const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
+const MAX_NAME_LENGTH = 64;
+const MAX_ID_LENGTH = 64;
+const MAX_DESCRIPTION_LENGTH = 1000;
+/** Keys and ids quoted in messages are cut to this many characters, so garbage cannot bloat the report. */
+const MAX_QUOTED_LENGTH = 64;
+
+const SCENARIO_KEYS = ["name", "description", "world", "bodies"] as const;
+const BODY_KEYS = [
+  "id",
+  "type",
+  "shape",
+  "position",
+  "rotation",
+  "linearVelocity",
+  "angularVelocity",
+  "mass",
+  "density",
+  "friction",
+  "restitution",
+  "linearDamping",
+  "angularDamping",
+] as const;
+const BODY_TYPES = ["static", "kinematic", "dynamic"] as const;
+const SPHERE_KEYS = ["type", "radius"] as const;
+const BOX_KEYS = ["type", "halfExtents"] as const;
+const WORLD_KEYS = [
+  "gravity",
+  "tickRate",
+  "velocityIterations",
+  "relaxIterations",
+  "positionCorrection",
+  "restitutionThreshold",
+  "warmStarting",
+  "sleep",
+  "sleepTime",
+  "sleepLinearThreshold",
+  "sleepAngularThreshold",
+  "ccd",
+  "bounds",
+] as const;
+const POSITION_CORRECTION_KEYS = [
+  "method",
+  "slop",
+  "percent",
+  "iterations",
+  "contactHertz",
+  "dampingRatio",
+  "maxPushVelocity",
+] as const;
+const POSITION_CORRECTION_METHODS = ["soft", "projection"] as const;
+const BOUNDS_KEYS = ["min", "max"] as const;
+
+/** Collects issues, keeping the first MAX_REPORTED_ISSUES and counting the rest. */
+class IssueList {
+  readonly kept: ScenarioIssue[] = [];
+  total = 0;
+
+  add(path: string, message: string): void {
+    this.total++;
+    if (this.kept.length < MAX_REPORTED_ISSUES) this.kept.push({ path: path === "" ? ROOT_PATH : path, message });
+  }
+
+  result(): ScenarioIssue[] {
+    const omitted = this.total - this.kept.length;
+    if (omitted > 0) {
+      this.kept.push({ path: ROOT_PATH, message: `${omitted} more issue${omitted === 1 ? "" : "s"} omitted` });
+    }
+    return this.kept;
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+interface NumberRule {
+  /** Value must be strictly greater. */
+  gt?: number;
+  /** Value must be greater or equal. */
+  ge?: number;
+  /** Value must be less or equal. */
+  le?: number;
+  integer?: boolean;
+}
+
+const POSITIVE: NumberRule = { gt: 0 };
+const NON_NEGATIVE: NumberRule = { ge: 0 };
+const UNIT_INTERVAL: NumberRule = { ge: 0, le: 1 };
+const SOLVER_ITERATIONS: NumberRule = { integer: true, ge: 1, le: 64 };
+
+type BodyScalar = "mass" | "density" | "friction" | "restitution" | "linearDamping" | "angularDamping";
+const BODY_SCALARS: readonly [BodyScalar, NumberRule][] = [
+  ["mass", POSITIVE],
+  ["density", POSITIVE],
+  ["friction", NON_NEGATIVE],
+  ["restitution", UNIT_INTERVAL],
+  ["linearDamping", NON_NEGATIVE],
+  ["angularDamping", NON_NEGATIVE],
+];
+
+function keyPath(path: string, key: string): string {
+  return path === "" ? key : `${path}.${key}`;
+}
+
+function indexPath(path: string, index: number): string {
+  return `${path}[${index}]`;
+}
+
+function quote(s: string): string {
+  return JSON.stringify(s.length > MAX_QUOTED_LENGTH ? s.slice(0, MAX_QUOTED_LENGTH) + "..." : s);
+}
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** An own property's value; inherited properties (e.g. `constructor`) do not count. `undefined` counts as absent. */
+function own(o: Obj, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+function checkKeys(o: Obj, allowed: readonly string[], path: string, issues: IssueList): void {
+  for (const key of Object.keys(o)) {
+    if (!allowed.includes(key)) issues.add(path, `unknown key ${quote(key)}`);
+  }
+}
+
+function readNumber(v: unknown, path: string, issues: IssueList, rule: NumberRule = {}): number | undefined {
+  if (typeof v !== "number") {
+    issues.add(path, "expected number");
+    return undefined;
+  }
+  if (!Number.isFinite(v)) {
+    issues.add(path, "must be a finite number");
+    return undefined;
+  }
+  const before = issues.total;
+  if (rule.integer && !Number.isInteger(v)) issues.add(path, "must be an integer");
+  if (rule.gt !== undefined && !(v > rule.gt)) issues.add(path, `must be > ${rule.gt}`);
+  if (rule.ge !== undefined && v < rule.ge) issues.add(path, `must be >= ${rule.ge}`);
+  if (rule.le !== undefined && v > rule.le) issues.add(path, `must be <= ${rule.le}`);
+  return issues.total === before ? v : undefined;
+}
+
+function readVector(
+  v: unknown,
+  length: 3 | 4,
+  path: string,
+  issues: IssueList,
+  rule: NumberRule = {},
+): number[] | undefined {
+  if (!Array.isArray(v)) {
+    issues.add(path, `expected array of ${length} numbers`);
+    return undefined;
+  }
+  if (v.length !== length) {
+    issues.add(path, `must have exactly ${length} elements, got ${v.length}`);
+    return undefined;
+  }
+  const out: number[] = [];
+  for (let i = 0; i < length; i++) {
+    const x = readNumber(v[i], indexPath(path, i), issues, rule);
+    if (x !== undefined) out.push(x);
+  }
+  return out.length === length ? out : undefined;
+}
+
+function readBoolean(v: unknown, path: string, issues: IssueList): boolean | undefined {
+  if (typeof v !== "boolean") {
+    issues.add(path, "expected boolean");
+    return undefined;
+  }
+  return v;
+}
+
+function readString(
+  v: unknown,
+  path: string,
+  issues: IssueList,
+  maxLength: number,
+  nonEmpty: boolean,
+): string | undefined {
+  if (typeof v !== "string") {
+    issues.add(path, "expected string");
+    return undefined;
+  }
+  if (nonEmpty && v.length === 0) {
+    issues.add(path, "must not be empty");
+    return undefined;
+  }
+  if (v.length > maxLength) {
+    issues.add(path, `must be at most ${maxLength} characters`);
+    return undefined;
+  }
+  return v;
+}
+
+function readEnum<T extends string>(v: unknown, values: readonly T[], path: string, issues: IssueList): T | undefined {
+  if (typeof v === "string" && (values as readonly string[]).includes(v)) return v as T;
+  issues.add(path, `must be one of ${values.map((s) => JSON.stringify(s)).join(", ")}`);
+  return undefined;
+}
+
+/**
+ * Unit quaternion from any finite non-zero one: each component divided by the square root of the sum of
+ * squares. Components so large that the sum overflows are first scaled down by the largest magnitude.
+ */
+function normaliseQuat(q: number[], path: string, issues: IssueList): QuatTuple | undefined {
+  let [x, y, z, w] = q;
+  let lengthSq = x * x + y * y + z * z + w * w;
+  if (Math.abs(lengthSq - 1) <= UNIT_LENGTH_SQ_TOLERANCE) return [x, y, z, w];
+  if (lengthSq === Number.POSITIVE_INFINITY) {
+    const scale = Math.max(Math.abs(x), Math.abs(y), Math.abs(z), Math.abs(w));
+    x /= scale;
+    y /= scale;
+    z /= scale;
+    w /= scale;
+    lengthSq = x * x + y * y + z * z + w * w;
+  }
+  if (!(lengthSq >= MIN_QUAT_LENGTH_SQ)) {
+    issues.add(path, "must not be a zero quaternion");
+    return undefined;
+  }
+  const length = Math.sqrt(lengthSq);
+  return [x / length, y / length, z / length, w / length];
+}
+
+function readShape(v: unknown, path: string, issues: IssueList, limits: ScenarioLimits): ShapeDef | undefined {
+  if (!isObject(v)) {
+    issues.add(path, "expected object");
+    return undefined;
+  }
+  const type = own(v, "type");
+  const extentRule: NumberRule = { gt: 0, le: limits.maxExtent };
+  if (type === "sphere") {
+    checkKeys(v, SPHERE_KEYS, path, issues);
+    const radiusPath = keyPath(path, "radius");
+    const raw = own(v, "radius");
+    if (raw === undefined) issues.add(radiusPath, "is required");
+    const radius = raw === undefined ? undefined : readNumber(raw, radiusPath, issues, extentRule);
+    return { type, radius: radius as number };
+  }
+  if (type === "box") {
+    checkKeys(v, BOX_KEYS, path, issues);
+    const hePath = keyPath(path, "halfExtents");
+    const raw = own(v, "halfExtents");
+    if (raw === undefined) issues.add(hePath, "is required");
+    const halfExtents = raw === undefined ? undefined : readVector(raw, 3, hePath, issues, extentRule);
+    return { type, halfExtents: halfExtents as Vec3Tuple };
+  }
+  // Without a known type the allowed keys are unknown, so only the type is reported.
+  if (type === undefined) issues.add(keyPath(path, "type"), "is required");
+  else issues.add(keyPath(path, "type"), 'must be one of "sphere", "box"');
+  return undefined;
+}
+
+function readBody(
+  v: unknown,
+  path: string,
+  issues: IssueList,
+  limits: ScenarioLimits,
+  seenIds: Set<string>,
+): BodyDef {
+  const body = {} as BodyDef;
+  if (!isObject(v)) {
+    issues.add(path, "expected object");
+    return body;
+  }
+  checkKeys(v, BODY_KEYS, path, issues);
+  const required = (key: string): unknown => {
+    const value = own(v, key);
+    if (value === undefined) issues.add(keyPath(path, key), "is required");
+    return value;
+  };
+
+  const rawId = required("id");
+  if (rawId !== undefined) {
+    const idPath = keyPath(path, "id");
+    const id = readString(rawId, idPath, issues, MAX_ID_LENGTH, true);
+    if (id !== undefined) {
+      if (seenIds.has(id)) issues.add(idPath, `duplicate id ${quote(id)}`);
+      else seenIds.add(id);
+      body.id = id;
+    }
+  }
+  const rawType = required("type");
+  if (rawType !== undefined) body.type = readEnum(rawType, BODY_TYPES, keyPath(path, "type"), issues)!;
+  const rawShape = required("shape");
+  if (rawShape !== undefined) body.shape = readShape(rawShape, keyPath(path, "shape"), issues, limits)!;
+  const rawPosition = required("position");
+  const coordinateRule: NumberRule = { ge: -limits.maxCoordinate, le: limits.maxCoordinate };
+  if (rawPosition !== undefined) {
+    body.position = readVector(rawPosition, 3, keyPath(path, "position"), issues, coordinateRule) as Vec3Tuple;
+  }
+
+  const rawRotation = own(v, "rotation");
+  if (rawRotation !== undefined) {
+    const rotationPath = keyPath(path, "rotation");
+    const q = readVector(rawRotation, 4, rotationPath, issues);
+    if (q !== undefined) body.rotation = normaliseQuat(q, rotationPath, issues);
+  }
+  const speedRule: NumberRule = { ge: -limits.maxSpeed, le: limits.maxSpeed };
+  for (const key of ["linearVelocity", "angularVelocity"] as const) {
+    const raw = own(v, key);
+    if (raw !== undefined) body[key] = readVector(raw, 3, keyPath(path, key), issues, speedRule) as Vec3Tuple;
+  }
+  for (const [key, rule] of BODY_SCALARS) {
+    const raw = own(v, key);
+    if (raw !== undefined) body[key] = readNumber(raw, keyPath(path, key), issues, rule);
+  }
+  return body;
+}
+
+function readPositionCorrection(
+  v: unknown,
+  path: string,
+  issues: IssueList,
+): Partial<PositionCorrectionSettings> | undefined {
+  if (!isObject(v)) {
+    issues.add(path, "expected object");
+    return undefined;
+  }
+  checkKeys(v, POSITION_CORRECTION_KEYS, path, issues);
+  const out: Partial<PositionCorrectionSettings> = {};
+  const method = own(v, "method");
+  if (method !== undefined) out.method = readEnum(method, POSITION_CORRECTION_METHODS, keyPath(path, "method"), issues);
+  const numbers: [key: Exclude<keyof PositionCorrectionSettings, "method">, NumberRule][] = [
+    ["slop", NON_NEGATIVE],
+    ["percent", UNIT_INTERVAL],
+    ["iterations", SOLVER_ITERATIONS],
+    ["contactHertz", POSITIVE],
+    ["dampingRatio", NON_NEGATIVE],
+    ["maxPushVelocity", POSITIVE],
+  ];
+  for (const [key, rule] of numbers) {
+    const raw = own(v, key);
+    if (raw !== undefined) out[key] = readNumber(raw, keyPath(path, key), issues, rule);
+  }
+  return out;
+}
+
+function readBounds(v: unknown, path: string, issues: IssueList): WorldBounds | null | undefined {
+  if (v === null) return null;
+  if (!isObject(v)) {
+    issues.add(path, "expected object or null");
+    return undefined;
+  }
+  checkKeys(v, BOUNDS_KEYS, path, issues);
+  const corner = (key: "min" | "max"): number[] | undefined => {
+    const raw = own(v, key);
+    if (raw !== undefined) return readVector(raw, 3, keyPath(path, key), issues);
+    issues.add(keyPath(path, key), "is required");
+    return undefined;
+  };
+  const min = corner("min");
+  const max = corner("max");
+  if (min === undefined || max === undefined) return undefined;
+  for (let i = 0; i < 3; i++) {
+    if (!(min[i] < max[i])) issues.add(indexPath(keyPath(path, "max"), i), `must be > min[${i}]`);
+  }
+  return { min: min as Vec3Tuple, max: max as Vec3Tuple };
+}
+
+function readWorld(v: unknown, path: string, issues: IssueList): WorldSettingsPatch | undefined {
+  if (!isObject(v)) {
+    issues.add(path, "expected object");
+    return undefined;
+  }
+  checkKeys(v, WORLD_KEYS, path, issues);
+  // Built in WorldSettings order so a validated world serialises in a stable order.
+  const out: WorldSettingsPatch = {};
+  const at = (key: string): string => keyPath(path, key);
+  const gravity = own(v, "gravity");
+  if (gravity !== undefined) out.gravity = readVector(gravity, 3, at("gravity"), issues) as Vec3Tuple;
+  const numbers: [key: "tickRate" | "velocityIterations" | "relaxIterations", NumberRule][] = [
+    ["tickRate", { ge: 1, le: 1000 }],
+    ["velocityIterations", SOLVER_ITERATIONS],
+    ["relaxIterations", { integer: true, ge: 0, le: 64 }],
+  ];
+  for (const [key, rule] of numbers) {
+    const raw = own(v, key);
+    if (raw !== undefined) out[key] = readNumber(raw, at(key), issues, rule);
+  }
+  const pc = own(v, "positionCorrection");
+  if (pc !== undefined) out.positionCorrection = readPositionCorrection(pc, at("positionCorrection"), issues);
+  const threshold = own(v, "restitutionThreshold");
+  if (threshold !== undefined) out.restitutionThreshold = readNumber(threshold, at("restitutionThreshold"), issues, NON_NEGATIVE);
+  for (const key of ["warmStarting", "sleep"] as const) {
+    const raw = own(v, key);
+    if (raw !== undefined) out[key] = readBoolean(raw, at(key), issues);
+  }
+  for (const key of ["sleepTime", "sleepLinearThreshold", "sleepAngularThreshold"] as const) {
+    const raw = own(v, key);
+    if (raw !== undefined) out[key] = readNumber(raw, at(key), issues, NON_NEGATIVE);
+  }
+  const ccd = own(v, "ccd");
+  if (ccd !== undefined) out.ccd = readBoolean(ccd, at("ccd"), issues);
+  // `bounds: null` is meaningful (no bounds), so only a missing key or `undefined` counts as absent.
+  const bounds = own(v, "bounds");
+  if (bounds !== undefined) out.bounds = readBounds(bounds, at("bounds"), issues) as WorldBounds | null;
+  return out;
+}
+
+function resolveLimits(limits: Partial<ScenarioLimits> | undefined): ScenarioLimits {
+  return { ...DEFAULT_SCENARIO_LIMITS, ...limits };
+}
+
+/**
+ * Checks untrusted input against the scenario format. On success returns a deep copy with only known keys
+ * and normalised rotations (defaults are not filled in); otherwise every problem found, each with its JSON
+ * path, at most MAX_REPORTED_ISSUES plus one saying how many more were omitted. Never mutates `input`.
+ * With more than `maxBodies` bodies only the first `maxBodies` are checked, so the work stays bounded.
+ */
+export function validateScenario(input: unknown, limits?: Partial<ScenarioLimits>): ScenarioValidation {
+  const lim = resolveLimits(limits);
+  const issues = new IssueList();
+  if (!isObject(input)) {
+    issues.add("", "expected object");
+    return { ok: false, issues: issues.result() };
+  }
+  checkKeys(input, SCENARIO_KEYS, "", issues);
+  const scenario = {} as Scenario;
+
+  const name = own(input, "name");
+  if (name === undefined) issues.add("name", "is required");
+  else {
+    const s = readString(name, "name", issues, MAX_NAME_LENGTH, true);
+    if (s !== undefined && !NAME_PATTERN.test(s)) issues.add("name", "must match [A-Za-z0-9_.-]+");
+    scenario.name = s as string;
+  }
+  const description = own(input, "description");
+  if (description !== undefined) {
+    scenario.description = readString(description, "description", issues, MAX_DESCRIPTION_LENGTH, false);
+  }
+  const world = own(input, "world");
+  if (world !== undefined) scenario.world = readWorld(world, "world", issues);
+
+  const bodies = own(input, "bodies");
+  scenario.bodies = [];
+  if (bodies === undefined) issues.add("bodies", "is required");
+  else if (!Array.isArray(bodies)) issues.add("bodies", "expected array");
+  else {
+    if (bodies.length > lim.maxBodies) issues.add("bodies", `at most ${lim.maxBodies} bodies`);
+    const count = Math.min(bodies.length, lim.maxBodies);
+    const seenIds = new Set<string>();
+    for (let i = 0; i < count; i++) {
+      scenario.bodies.push(readBody(bodies[i], indexPath("bodies", i), issues, lim, seenIds));
+    }
+  }
+
+  if (issues.total > 0) return { ok: false, issues: issues.result() };
+  return { ok: true, scenario };
+}
+
+/** One `path: message` line per issue. */
+export function formatIssues(issues: readonly ScenarioIssue[]): string {
+  return issues.map((issue) => `${issue.path}: ${issue.message}`).join("\n");
+}
+
+/** Longest JSON.parse error message kept in an issue. */
+const MAX_PARSE_MESSAGE_LENGTH = 200;
+
+/**
+ * Parses and validates scenario JSON. Text longer than `maxJsonBytes` is rejected before parsing; a syntax
+ * error becomes a single `(root)` issue.
+ */
+export function parseScenarioJson(text: string, limits?: Partial<ScenarioLimits>): ScenarioValidation {
+  const lim = resolveLimits(limits);
+  if (typeof text !== "string") return { ok: false, issues: [{ path: ROOT_PATH, message: "expected JSON text" }] };
+  if (text.length > lim.maxJsonBytes) {
+    return {
+      ok: false,
+      issues: [{ path: ROOT_PATH, message: `JSON text is ${text.length} characters, at most ${lim.maxJsonBytes} allowed` }],
+    };
+  }
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      issues: [{ path: ROOT_PATH, message: `invalid JSON: ${detail.slice(0, MAX_PARSE_MESSAGE_LENGTH)}` }],
+    };
+  }
+  return validateScenario(input, lim);
+}

@@ -1,0 +1,453 @@
+import { describe, expect, it } from "vitest";
+import type { ScenarioIssue } from "../../shared/scenarios/format.ts";
+import {
+  DEFAULT_SCENARIO_LIMITS,
+  formatIssues,
+  parseScenarioJson,
+  type ScenarioLimits,
+  validateScenario,
+} from "../../shared/scenarios/validate.ts";
+
+type Json = Record<string, unknown>;
+
+function sphere(id: string, extra: Json = {}): Json {
+  return { id, type: "dynamic", shape: { type: "sphere", radius: 1 }, position: [0, 0, 0], ...extra };
+}
+
+function scenario(bodies: unknown[] = [sphere("a")], extra: Json = {}): Json {
+  return { name: "test", bodies, ...extra };
+}
+
+function issuesOf(input: unknown, limits?: Partial<ScenarioLimits>): ScenarioIssue[] {
+  const result = validateScenario(input, limits);
+  if (result.ok) throw new Error("expected validation to fail");
+  return result.issues;
+}
+
+function single(path: string, message: string): ScenarioIssue[] {
+  return [{ path, message }];
+}
+
+describe("validateScenario: accepted input", () => {
+  it("accepts a minimal scenario and returns a copy without filling defaults", () => {
+    const input = scenario();
+    const result = validateScenario(input);
+    expect(result).toEqual({ ok: true, scenario: input });
+    if (!result.ok) return;
+    expect(result.scenario).not.toBe(input);
+    expect(result.scenario.bodies[0]).not.toBe((input.bodies as Json[])[0]);
+    expect(result.scenario.bodies[0].position).not.toBe((input.bodies as Json[])[0].position);
+    expect(Object.keys(result.scenario)).toEqual(["name", "bodies"]);
+    expect(Object.keys(result.scenario.bodies[0])).toEqual(["id", "type", "shape", "position"]);
+  });
+
+  it("accepts every field at its limits", () => {
+    const input = scenario(
+      [
+        sphere("a", {
+          type: "kinematic",
+          shape: { type: "sphere", radius: 1000 },
+          position: [1e5, -1e5, 0],
+          rotation: [0, 0, 0, 1],
+          linearVelocity: [1000, -1000, 0],
+          angularVelocity: [0, 0, 1000],
+          mass: 1e-9,
+          density: 1e9,
+          friction: 0,
+          restitution: 1,
+          linearDamping: 0,
+          angularDamping: 5,
+        }),
+        { id: "b", type: "static", shape: { type: "box", halfExtents: [1000, 1e-6, 1] }, position: [0, 0, 0] },
+      ],
+      {
+        description: "d".repeat(1000),
+        world: {
+          gravity: [0, 0, 0],
+          tickRate: 1000,
+          velocityIterations: 64,
+          relaxIterations: 0,
+          positionCorrection: {
+            method: "projection",
+            slop: 0,
+            percent: 1,
+            iterations: 1,
+            contactHertz: 1e-3,
+            dampingRatio: 0,
+            maxPushVelocity: 1e-3,
+          },
+          restitutionThreshold: 0,
+          warmStarting: false,
+          sleep: true,
+          sleepTime: 0,
+          sleepLinearThreshold: 0,
+          sleepAngularThreshold: 0,
+          ccd: false,
+          bounds: { min: [-1, -1, -1], max: [1, 1e-9, 1] },
+        },
+      },
+    );
+    const result = validateScenario(input);
+    expect(result).toEqual({ ok: true, scenario: input });
+  });
+
+  it("accepts bounds: null and keeps it", () => {
+    const result = validateScenario(scenario(undefined, { world: { bounds: null } }));
+    expect(result.ok && result.scenario.world).toEqual({ bounds: null });
+  });
+
+  it("treats undefined optional fields as absent and drops them from the copy", () => {
+    const result = validateScenario(scenario([sphere("a", { mass: undefined })], { description: undefined }));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect("description" in result.scenario).toBe(false);
+    expect("mass" in result.scenario.bodies[0]).toBe(false);
+  });
+
+  it("accepts names made of letters, digits, _ . and -", () => {
+    expect(validateScenario(scenario(undefined, { name: "A-z_0.9" })).ok).toBe(true);
+    expect(validateScenario(scenario(undefined, { name: "n".repeat(64) })).ok).toBe(true);
+  });
+});
+
+describe("validateScenario: quaternions", () => {
+  const rotationOf = (rotation: number[]) => {
+    const result = validateScenario(scenario([sphere("a", { rotation })]));
+    if (!result.ok) throw new Error(formatIssues(result.issues));
+    return result.scenario.bodies[0].rotation;
+  };
+
+  it("normalises by dividing by Math.sqrt of the sum of squares (exact values)", () => {
+    expect(rotationOf([0, 0, 3, 4])).toEqual([0, 0, 0.6, 0.8]);
+    expect(rotationOf([1, 1, 1, 1])).toEqual([0.5, 0.5, 0.5, 0.5]);
+    expect(rotationOf([0, -2, 0, 0])).toEqual([0, -1, 0, 0]);
+    const s = Math.sqrt(30);
+    expect(rotationOf([1, 2, 3, 4])).toEqual([1 / s, 2 / s, 3 / s, 4 / s]);
+    expect(rotationOf([1, 2, 3, 4])).toEqual([0.18257418583505536, 0.3651483716701107, 0.5477225575051661, 0.7302967433402214]);
+  });
+
+  it("normalises components whose squares overflow", () => {
+    expect(rotationOf([1e200, 1e200, 1e200, 1e200])).toEqual([0.5, 0.5, 0.5, 0.5]);
+    expect(rotationOf([0, 0, -1.7e308, 0])).toEqual([0, 0, -1, 0]);
+  });
+
+  it("keeps an already-unit quaternion bit for bit", () => {
+    // 0.17364817766693033² + 0.984807753012208² is 1 - 2^-53: dividing would move the last bits.
+    expect(rotationOf([0, 0, 0.17364817766693033, 0.984807753012208])).toEqual([
+      0, 0, 0.17364817766693033, 0.984807753012208,
+    ]);
+  });
+
+  it("rejects zero and near-zero quaternions", () => {
+    const message = "must not be a zero quaternion";
+    expect(issuesOf(scenario([sphere("a", { rotation: [0, 0, 0, 0] })]))).toEqual(single("bodies[0].rotation", message));
+    expect(issuesOf(scenario([sphere("a", { rotation: [1e-7, 0, 0, 1e-7] })]))).toEqual(
+      single("bodies[0].rotation", message),
+    );
+    expect(issuesOf(scenario([sphere("a", { rotation: [1e-300, 0, 0, 0] })]))).toEqual(
+      single("bodies[0].rotation", message),
+    );
+  });
+
+  it("rejects quaternions of the wrong length", () => {
+    expect(issuesOf(scenario([sphere("a", { rotation: [0, 0, 1] })]))).toEqual(
+      single("bodies[0].rotation", "must have exactly 4 elements, got 3"),
+    );
+  });
+});
+
+describe("validateScenario: rejected input", () => {
+  it("rejects non-objects at the root", () => {
+    for (const input of [null, undefined, 3, "x", [], true]) {
+      expect(issuesOf(input)).toEqual(single("(root)", "expected object"));
+    }
+  });
+
+  it("rejects unknown keys at every level", () => {
+    expect(issuesOf(scenario(undefined, { foo: 1 }))).toEqual(single("(root)", 'unknown key "foo"'));
+    expect(issuesOf(scenario([sphere("a", { colour: "red" })]))).toEqual(single("bodies[0]", 'unknown key "colour"'));
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "sphere", radius: 1, halfExtents: [1, 1, 1] } })]))).toEqual(
+      single("bodies[0].shape", 'unknown key "halfExtents"'),
+    );
+    expect(issuesOf(scenario(undefined, { world: { gravty: [0, 0, 0] } }))).toEqual(
+      single("world", 'unknown key "gravty"'),
+    );
+    expect(issuesOf(scenario(undefined, { world: { positionCorrection: { beta: 0.2 } } }))).toEqual(
+      single("world.positionCorrection", 'unknown key "beta"'),
+    );
+    expect(issuesOf(scenario(undefined, { world: { bounds: { min: [0, 0, 0], max: [1, 1, 1], pad: 1 } } }))).toEqual(
+      single("world.bounds", 'unknown key "pad"'),
+    );
+  });
+
+  it("rejects __proto__ from JSON as an unknown key and ignores inherited properties", () => {
+    const parsed = parseScenarioJson('{"name":"t","bodies":[],"__proto__":{"x":1}}');
+    expect(parsed).toEqual({ ok: false, issues: single("(root)", 'unknown key "__proto__"') });
+    const inherited = Object.create({ name: "t", bodies: [] });
+    expect(issuesOf(inherited)).toEqual([
+      { path: "name", message: "is required" },
+      { path: "bodies", message: "is required" },
+    ]);
+  });
+
+  it("rejects NaN and infinities", () => {
+    expect(issuesOf(scenario([sphere("a", { position: [0, Number.NaN, 0] })]))).toEqual(
+      single("bodies[0].position[1]", "must be a finite number"),
+    );
+    expect(issuesOf(scenario(undefined, { world: { gravity: [0, 0, Number.POSITIVE_INFINITY] } }))).toEqual(
+      single("world.gravity[2]", "must be a finite number"),
+    );
+    expect(issuesOf(scenario([sphere("a", { mass: Number.NEGATIVE_INFINITY })]))).toEqual(
+      single("bodies[0].mass", "must be a finite number"),
+    );
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "sphere", radius: Number.NaN } })]))).toEqual(
+      single("bodies[0].shape.radius", "must be a finite number"),
+    );
+  });
+
+  it("rejects wrong types", () => {
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "sphere", radius: "1" } })]))).toEqual(
+      single("bodies[0].shape.radius", "expected number"),
+    );
+    expect(issuesOf(scenario(undefined, { name: 5 }))).toEqual(single("name", "expected string"));
+    expect(issuesOf(scenario(undefined, { description: ["x"] }))).toEqual(single("description", "expected string"));
+    expect(issuesOf({ name: "t", bodies: {} })).toEqual(single("bodies", "expected array"));
+    expect(issuesOf(scenario(undefined, { world: [] }))).toEqual(single("world", "expected object"));
+    expect(issuesOf(scenario(undefined, { world: { sleep: "yes" } }))).toEqual(single("world.sleep", "expected boolean"));
+    expect(issuesOf(scenario(undefined, { world: { bounds: 5 } }))).toEqual(single("world.bounds", "expected object or null"));
+    expect(issuesOf(scenario([sphere("a", { position: [0, 0] })]))).toEqual(
+      single("bodies[0].position", "must have exactly 3 elements, got 2"),
+    );
+    expect(issuesOf(scenario([sphere("a", { position: { x: 0, y: 0, z: 0 } })]))).toEqual(
+      single("bodies[0].position", "expected array of 3 numbers"),
+    );
+    expect(issuesOf(scenario([sphere("a", { linearVelocity: [0, null, 0] })]))).toEqual(
+      single("bodies[0].linearVelocity[1]", "expected number"),
+    );
+    expect(issuesOf(scenario([sphere("a", { type: "ghost" })]))).toEqual(
+      single("bodies[0].type", 'must be one of "static", "kinematic", "dynamic"'),
+    );
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "capsule", radius: 1 } })]))).toEqual(
+      single("bodies[0].shape.type", 'must be one of "sphere", "box"'),
+    );
+    expect(issuesOf(scenario([7]))).toEqual(single("bodies[0]", "expected object"));
+  });
+
+  it("reports missing required fields", () => {
+    expect(issuesOf({})).toEqual([
+      { path: "name", message: "is required" },
+      { path: "bodies", message: "is required" },
+    ]);
+    expect(issuesOf(scenario([{}]))).toEqual([
+      { path: "bodies[0].id", message: "is required" },
+      { path: "bodies[0].type", message: "is required" },
+      { path: "bodies[0].shape", message: "is required" },
+      { path: "bodies[0].position", message: "is required" },
+    ]);
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "box" } })]))).toEqual(
+      single("bodies[0].shape.halfExtents", "is required"),
+    );
+    expect(issuesOf(scenario([sphere("a", { shape: { radius: 1 } })]))).toEqual(
+      single("bodies[0].shape.type", "is required"),
+    );
+    expect(issuesOf(scenario(undefined, { world: { bounds: { min: [0, 0, 0] } } }))).toEqual(
+      single("world.bounds.max", "is required"),
+    );
+  });
+
+  it("checks names, ids and descriptions", () => {
+    expect(issuesOf(scenario(undefined, { name: "" }))).toEqual(single("name", "must not be empty"));
+    expect(issuesOf(scenario(undefined, { name: "two words" }))).toEqual(single("name", "must match [A-Za-z0-9_.-]+"));
+    expect(issuesOf(scenario(undefined, { name: "n".repeat(65) }))).toEqual(single("name", "must be at most 64 characters"));
+    expect(issuesOf(scenario(undefined, { description: "d".repeat(1001) }))).toEqual(
+      single("description", "must be at most 1000 characters"),
+    );
+    expect(issuesOf(scenario([sphere("")]))).toEqual(single("bodies[0].id", "must not be empty"));
+    expect(issuesOf(scenario([sphere("i".repeat(65))]))).toEqual(single("bodies[0].id", "must be at most 64 characters"));
+  });
+
+  it("reports a duplicate id at the later occurrence", () => {
+    const bodies = [sphere("a"), sphere("b"), sphere("c"), sphere("d"), sphere("e"), sphere("a"), sphere("b")];
+    expect(issuesOf(scenario(bodies))).toEqual([
+      { path: "bodies[5].id", message: 'duplicate id "a"' },
+      { path: "bodies[6].id", message: 'duplicate id "b"' },
+    ]);
+  });
+
+  it("rejects non-positive sizes and masses and out-of-range materials", () => {
+    const radius = (r: number) => sphere("a", { shape: { type: "sphere", radius: r } });
+    expect(issuesOf(scenario([radius(0)]))).toEqual(single("bodies[0].shape.radius", "must be > 0"));
+    expect(issuesOf(scenario([radius(-1)]))).toEqual(single("bodies[0].shape.radius", "must be > 0"));
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "box", halfExtents: [1, 0, -2] } })]))).toEqual([
+      { path: "bodies[0].shape.halfExtents[1]", message: "must be > 0" },
+      { path: "bodies[0].shape.halfExtents[2]", message: "must be > 0" },
+    ]);
+    expect(issuesOf(scenario([sphere("a", { mass: 0 })]))).toEqual(single("bodies[0].mass", "must be > 0"));
+    expect(issuesOf(scenario([sphere("a", { density: -1 })]))).toEqual(single("bodies[0].density", "must be > 0"));
+    expect(issuesOf(scenario([sphere("a", { friction: -0.1 })]))).toEqual(single("bodies[0].friction", "must be >= 0"));
+    expect(issuesOf(scenario([sphere("a", { restitution: 1.01 })]))).toEqual(
+      single("bodies[0].restitution", "must be <= 1"),
+    );
+    expect(issuesOf(scenario([sphere("a", { linearDamping: -1 })]))).toEqual(
+      single("bodies[0].linearDamping", "must be >= 0"),
+    );
+  });
+
+  it("checks world settings ranges", () => {
+    const world = (w: Json) => issuesOf(scenario(undefined, { world: w }));
+    expect(world({ tickRate: 0.5 })).toEqual(single("world.tickRate", "must be >= 1"));
+    expect(world({ tickRate: 1001 })).toEqual(single("world.tickRate", "must be <= 1000"));
+    expect(world({ velocityIterations: 1.5 })).toEqual(single("world.velocityIterations", "must be an integer"));
+    expect(world({ velocityIterations: 0 })).toEqual(single("world.velocityIterations", "must be >= 1"));
+    expect(world({ relaxIterations: 65 })).toEqual(single("world.relaxIterations", "must be <= 64"));
+    expect(world({ restitutionThreshold: -1 })).toEqual(single("world.restitutionThreshold", "must be >= 0"));
+    expect(world({ sleepTime: -1 })).toEqual(single("world.sleepTime", "must be >= 0"));
+    expect(world({ positionCorrection: { method: "magic" } })).toEqual(
+      single("world.positionCorrection.method", 'must be one of "soft", "projection"'),
+    );
+    expect(world({ positionCorrection: { percent: 1.5, iterations: 0, contactHertz: 0, maxPushVelocity: 0 } })).toEqual([
+      { path: "world.positionCorrection.percent", message: "must be <= 1" },
+      { path: "world.positionCorrection.iterations", message: "must be >= 1" },
+      { path: "world.positionCorrection.contactHertz", message: "must be > 0" },
+      { path: "world.positionCorrection.maxPushVelocity", message: "must be > 0" },
+    ]);
+  });
+
+  it("requires bounds min < max on every axis", () => {
+    expect(issuesOf(scenario(undefined, { world: { bounds: { min: [0, 5, 0], max: [1, 5, -1] } } }))).toEqual([
+      { path: "world.bounds.max[1]", message: "must be > min[1]" },
+      { path: "world.bounds.max[2]", message: "must be > min[2]" },
+    ]);
+  });
+
+  it("enforces the size limits", () => {
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "sphere", radius: 1000.5 } })]))).toEqual(
+      single("bodies[0].shape.radius", "must be <= 1000"),
+    );
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "box", halfExtents: [1, 1, 2000] } })]))).toEqual(
+      single("bodies[0].shape.halfExtents[2]", "must be <= 1000"),
+    );
+    expect(issuesOf(scenario([sphere("a", { position: [0, 1e5 + 1, 0] })]))).toEqual(
+      single("bodies[0].position[1]", "must be <= 100000"),
+    );
+    expect(issuesOf(scenario([sphere("a", { linearVelocity: [-1001, 0, 0] })]))).toEqual(
+      single("bodies[0].linearVelocity[0]", "must be >= -1000"),
+    );
+    expect(issuesOf(scenario([sphere("a", { angularVelocity: [0, 0, 1e4] })]))).toEqual(
+      single("bodies[0].angularVelocity[2]", "must be <= 1000"),
+    );
+    // Custom limits replace the defaults they name.
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "sphere", radius: 3 } })]), { maxExtent: 2 })).toEqual(
+      single("bodies[0].shape.radius", "must be <= 2"),
+    );
+  });
+
+  it("limits the number of bodies", () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => sphere(`b${i}`));
+    expect(validateScenario(scenario(many(3)), { maxBodies: 3 }).ok).toBe(true);
+    expect(issuesOf(scenario(many(4)), { maxBodies: 3 })).toEqual(single("bodies", "at most 3 bodies"));
+    expect(DEFAULT_SCENARIO_LIMITS.maxBodies).toBe(20000);
+    expect(issuesOf(scenario(many(20001)))).toEqual(single("bodies", "at most 20000 bodies"));
+  });
+
+  it("reports several problems at once, in document order", () => {
+    const input = {
+      name: "bad name",
+      extra: true,
+      world: { tickRate: 0, sleep: 1 },
+      bodies: [
+        sphere("a", { shape: { type: "sphere", radius: 0 } }),
+        { id: "a", type: "dynamic", shape: { type: "box", halfExtents: [1, 1] }, position: [0, Number.NaN, 0], mass: -2 },
+      ],
+    };
+    expect(issuesOf(input)).toEqual([
+      { path: "(root)", message: 'unknown key "extra"' },
+      { path: "name", message: "must match [A-Za-z0-9_.-]+" },
+      { path: "world.tickRate", message: "must be >= 1" },
+      { path: "world.sleep", message: "expected boolean" },
+      { path: "bodies[0].shape.radius", message: "must be > 0" },
+      { path: "bodies[1].id", message: 'duplicate id "a"' },
+      { path: "bodies[1].shape.halfExtents", message: "must have exactly 3 elements, got 2" },
+      { path: "bodies[1].position[1]", message: "must be a finite number" },
+      { path: "bodies[1].mass", message: "must be > 0" },
+    ]);
+  });
+
+  it("caps the report at 100 issues plus one saying how many were omitted", () => {
+    const bodies = Array.from({ length: 150 }, (_, i) => sphere(`b${i}`, { mass: 0 }));
+    const issues = issuesOf(scenario(bodies));
+    expect(issues).toHaveLength(101);
+    expect(issues[99]).toEqual({ path: "bodies[99].mass", message: "must be > 0" });
+    expect(issues[100]).toEqual({ path: "(root)", message: "50 more issues omitted" });
+  });
+
+  it("cuts long unknown keys in messages", () => {
+    const issues = issuesOf(scenario(undefined, { ["k".repeat(10000)]: 1 }));
+    expect(issues).toEqual(single("(root)", `unknown key "${"k".repeat(64)}..."`));
+  });
+});
+
+describe("validateScenario: input is not mutated", () => {
+  it("leaves valid and invalid input untouched", () => {
+    const valid = scenario([sphere("a", { rotation: [0, 0, 3, 4] })], { world: { bounds: { min: [0, 0, 0], max: [1, 1, 1] } } });
+    const invalid = scenario([sphere("a", { rotation: [0, 0, 0, 0], bogus: 1 }), sphere("a")], { world: { tickRate: -1 } });
+    for (const input of [valid, invalid]) {
+      const before = structuredClone(input);
+      validateScenario(input);
+      expect(input).toEqual(before);
+    }
+    const result = validateScenario(valid);
+    expect(result.ok && result.scenario.bodies[0].rotation).toEqual([0, 0, 0.6, 0.8]);
+    expect((valid.bodies as Json[])[0].rotation).toEqual([0, 0, 3, 4]);
+    expect(result.ok && result.scenario.world?.bounds).not.toBe((valid.world as Json).bounds);
+  });
+
+  it("is idempotent: validating its own output returns an equal scenario", () => {
+    const first = validateScenario(scenario([sphere("a", { rotation: [1, 2, 3, 4] })]));
+    if (!first.ok) throw new Error("expected ok");
+    expect(validateScenario(first.scenario)).toEqual(first);
+  });
+});
+
+describe("parseScenarioJson and formatIssues", () => {
+  it("parses and validates JSON text", () => {
+    const result = parseScenarioJson(JSON.stringify(scenario()));
+    expect(result).toEqual({ ok: true, scenario: scenario() });
+    expect(parseScenarioJson('{"name":"t","bodies":[{}]}').ok).toBe(false);
+  });
+
+  it("turns a syntax error into one (root) issue", () => {
+    const result = parseScenarioJson('{"name": "t", "bodies": [}');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues).toHaveLength(1);
+    expect(result.issues[0].path).toBe("(root)");
+    expect(result.issues[0].message).toMatch(/^invalid JSON: /);
+  });
+
+  it("rejects text over maxJsonBytes before parsing", () => {
+    expect(DEFAULT_SCENARIO_LIMITS.maxJsonBytes).toBe(4 * 1024 * 1024);
+    // Not even valid JSON: it must be refused on size alone.
+    const huge = " ".repeat(4 * 1024 * 1024 + 1);
+    expect(parseScenarioJson(huge)).toEqual({
+      ok: false,
+      issues: single("(root)", "JSON text is 4194305 characters, at most 4194304 allowed"),
+    });
+    const text = JSON.stringify(scenario());
+    expect(parseScenarioJson(text, { maxJsonBytes: text.length }).ok).toBe(true);
+    expect(parseScenarioJson(text, { maxJsonBytes: text.length - 1 })).toEqual({
+      ok: false,
+      issues: single("(root)", `JSON text is ${text.length} characters, at most ${text.length - 1} allowed`),
+    });
+  });
+
+  it("formats issues as path: message lines", () => {
+    expect(
+      formatIssues([
+        { path: "bodies[3].shape.radius", message: "must be > 0" },
+        { path: "(root)", message: 'unknown key "foo"' },
+      ]),
+    ).toBe('bodies[3].shape.radius: must be > 0\n(root): unknown key "foo"');
+    expect(formatIssues([])).toBe("");
+  });
+});
