@@ -12,3 +12,4 @@ export {
 } from "./validate.ts";
 export { createPrng, type Prng } from "./prng.ts";
 export { BUILTIN_SCENARIOS, builtinNames, getBuiltinScenario } from "./builtins/index.ts";
+export { type LoadedScenario, loadScenario, mergeSettings } from "./load.ts";

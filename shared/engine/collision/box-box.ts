@@ -40,6 +40,11 @@ const ABS_EPSILON = 1e-9;
 const RELATIVE_TOLERANCE = 0.98;
 const ABSOLUTE_TOLERANCE = 0.001;
 
+/** `candidate` beats `incumbent` only by a margin, whatever their signs. */
+function clearlyBetter(candidate: number, incumbent: number): boolean {
+  return candidate > incumbent + ABSOLUTE_TOLERANCE + (1 - RELATIVE_TOLERANCE) * Math.abs(incumbent);
+}
+
 function sign(x: number): number {
   return x < 0 ? -1 : 1;
 }
@@ -151,11 +156,11 @@ export function collideBoxes(out: ManifoldOut, bodies: BodyStore, a: number, b: 
   }
 
   const faceSep = Math.max(faceASep, faceBSep);
-  if (edgeI >= 0 && edgeSep > RELATIVE_TOLERANCE * faceSep + ABSOLUTE_TOLERANCE) {
+  if (edgeI >= 0 && clearlyBetter(edgeSep, faceSep)) {
     edgeContact(out, bodies, a, b, edgeI, edgeJ, ex, ey, ez, margin);
     return;
   }
-  if (faceBSep > RELATIVE_TOLERANCE * faceASep + ABSOLUTE_TOLERANCE) {
+  if (clearlyBetter(faceBSep, faceASep)) {
     // Reference face on B: express A in B's frame (C' = Cᵀ, t' = -Cᵀ t).
     for (let i = 0; i < 3; i++) {
       for (let j = 0; j < 3; j++) refC[i * 3 + j] = C[j * 3 + i];

@@ -1,0 +1,138 @@
+/**
+ * Headless simulator: runs a scenario and prints NDJSON states to stdout.
+ *
+ *   npm run sim -- <file.json | builtin-name> [--ticks N] [--every K] [--set world.velocityIterations=1]...
+ *
+ * stdout: the start state ("tick":0), then one line after every K-th step, then one after the last step
+ * unless it was just printed. Logs and the summary go to stderr. Invalid scenario: every problem on
+ * stderr with its path, exit code 2.
+ */
+import { readFileSync } from "node:fs";
+import type { World } from "../shared/engine/index.ts";
+import {
+  builtinNames,
+  formatIssues,
+  getBuiltinScenario,
+  loadScenario,
+  parseScenarioJson,
+  type Scenario,
+  validateScenario,
+} from "../shared/scenarios/index.ts";
+
+function usage(message: string): never {
+  process.stderr.write(
+    `${message}\nusage: npm run sim -- <file.json | builtin> [--ticks N] [--every K] [--set path=value]...\nbuilt-ins: ${builtinNames().join(", ")}\n`,
+  );
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]) {
+  let source: string | undefined;
+  let ticks = 600;
+  let every = 60;
+  const sets: [string, string][] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--ticks" || a === "--every") {
+      const v = Number(argv[++i]);
+      if (!Number.isInteger(v) || v < (a === "--ticks" ? 0 : 1)) usage(`${a} needs a ${a === "--ticks" ? "non-negative" : "positive"} integer`);
+      if (a === "--ticks") ticks = v;
+      else every = v;
+    } else if (a === "--set") {
+      const kv = argv[++i] ?? "";
+      const eq = kv.indexOf("=");
+      if (eq <= 0) usage(`--set needs path=value, got "${kv}"`);
+      sets.push([kv.slice(0, eq), kv.slice(eq + 1)]);
+    } else if (a.startsWith("--")) {
+      usage(`unknown option ${a}`);
+    } else if (source === undefined) {
+      source = a;
+    } else {
+      usage(`unexpected argument ${a}`);
+    }
+  }
+  if (source === undefined) usage("missing scenario");
+  return { source, ticks, every, sets };
+}
+
+/** Sets `path` (dot-separated, e.g. world.positionCorrection.slop) in a plain object; value parsed as JSON if it can be. */
+function applySet(target: Record<string, unknown>, path: string, raw: string): void {
+  let value: unknown = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // Not JSON: keep the raw string (e.g. --set world.positionCorrection.method=projection).
+  }
+  const keys = path.split(".");
+  let obj = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = obj[key];
+    if (next === undefined || next === null) obj[key] = {};
+    else if (typeof next !== "object" || Array.isArray(next)) usage(`--set ${path}: ${key} is not an object`);
+    obj = obj[key] as Record<string, unknown>;
+  }
+  obj[keys[keys.length - 1]] = value;
+}
+
+function readScenario(source: string): unknown {
+  const builtin = getBuiltinScenario(source);
+  if (builtin) return builtin;
+  let text: string;
+  try {
+    text = readFileSync(source, "utf8");
+  } catch (e) {
+    usage(`cannot read ${source}: ${(e as Error).message} (and it is not a built-in scenario)`);
+  }
+  const parsed = parseScenarioJson(text);
+  if (!parsed.ok) {
+    process.stderr.write(`${formatIssues(parsed.issues)}\n`);
+    process.exit(2);
+  }
+  return parsed.scenario;
+}
+
+function stateLine(world: World, scenario: Scenario, handles: number[]): string {
+  const bodies = scenario.bodies.map((def, i) => {
+    const h = handles[i];
+    if (!world.has(h)) return { id: def.id, removed: true };
+    return {
+      id: def.id,
+      position: world.getPosition(h),
+      rotation: world.getRotation(h),
+      linearVelocity: world.getLinearVelocity(h),
+      angularVelocity: world.getAngularVelocity(h),
+      sleeping: world.isSleeping(h),
+    };
+  });
+  return JSON.stringify({
+    tick: world.tick,
+    hash: world.stateHash(),
+    kineticEnergy: world.kineticEnergy(),
+    awake: world.awakeBodyCount,
+    bodies,
+  });
+}
+
+const { source, ticks, every, sets } = parseArgs(process.argv.slice(2));
+const raw = structuredClone(readScenario(source)) as Record<string, unknown>;
+for (const [path, value] of sets) applySet(raw, path, value);
+const checked = validateScenario(raw);
+if (!checked.ok) {
+  process.stderr.write(`${formatIssues(checked.issues)}\n`);
+  process.exit(2);
+}
+const scenario = checked.scenario;
+const { world, handles } = loadScenario(scenario);
+const out: string[] = [stateLine(world, scenario, handles)];
+const started = performance.now();
+for (let t = 1; t <= ticks; t++) {
+  world.step();
+  if (t % every === 0 || t === ticks) out.push(stateLine(world, scenario, handles));
+  if (out.length >= 64) process.stdout.write(`${out.splice(0).join("\n")}\n`);
+}
+if (out.length > 0) process.stdout.write(`${out.join("\n")}\n`);
+const ms = performance.now() - started;
+process.stderr.write(
+  `${scenario.name}: ${ticks} ticks in ${ms.toFixed(1)} ms (${ticks > 0 ? (ms / ticks).toFixed(3) : "0"} ms/tick), ` +
+    `${world.bodyCount} bodies, ${world.awakeBodyCount} awake, final hash ${world.stateHash()}\n`,
+);
