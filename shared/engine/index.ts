@@ -22,5 +22,6 @@ export {
   type RaycastHit,
   type RemovalReason,
   type RemovedBody,
+  type StepStats,
   World,
 } from "./world/world.ts";

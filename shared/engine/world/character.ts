@@ -19,8 +19,10 @@ export interface CharacterMoveResult {
   hits: number;
 }
 
-/** Resolution passes per sub-move; the accumulated correction converges in 2-3 for corners and wedges. */
-const MAX_PASSES = 6;
+/** Collision passes per sub-move (contacts are gathered again after each correction). */
+const MAX_PASSES = 4;
+/** Sweeps of the accumulated correction over one set of contacts. */
+const MAX_SWEEPS = 64;
 const MAX_SUBSTEPS = 32;
 const MAX_CONTACTS = 64;
 /** Penetration ignored as already resolved, metres. */
@@ -78,8 +80,11 @@ function resolveOverlaps(bodies: BodyStore, slot: number, blockDynamic: boolean,
   const s3 = slot * 3;
   const pos = bodies.pos;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    bodies.updateAabb(slot, 0);
-    const count = gatherPenetrations(bodies, slot, blockDynamic);
+    // Nearby (not yet touching) blockers join the set as inequality constraints, so pushing out of one
+    // wall cannot push into another close by.
+    const margin = 0.25 * Math.min(bodies.half[s3], bodies.half[s3 + 1], bodies.half[s3 + 2]);
+    bodies.updateAabb(slot, margin);
+    const count = gatherPenetrations(bodies, slot, blockDynamic, margin);
     if (count === 0) return;
     // Deepest first; ties by slot so the order is deterministic.
     for (let i = 0; i < count; i++) sortIndex[i] = i;
@@ -96,36 +101,50 @@ function resolveOverlaps(bodies: BodyStore, slot: number, blockDynamic: boolean,
       }
       sortIndex[j + 1] = v;
     }
+    // Seed 004: for each contact, project the correction accumulated so far onto its penetration
+    // vector p = n·depth and apply only the remainder (1 - proj)·p. Repeating the sweep over the same
+    // contacts converges for non-orthogonal normals (wedges), where one sweep leaves some overlap.
     let cx = 0;
     let cy = 0;
     let cz = 0;
-    for (let i = 0; i < count; i++) {
-      const c = sortIndex[i];
-      const depth = contactDepth[c];
-      const px = contactN[c * 3] * depth;
-      const py = contactN[c * 3 + 1] * depth;
-      const pz = contactN[c * 3 + 2] * depth;
-      // Fraction of this penetration vector already covered by the corrections so far.
-      const proj = (cx * px + cy * py + cz * pz) / (depth * depth);
-      if (proj >= 1) continue;
-      const f = 1 - proj;
-      pos[s3] += px * f;
-      pos[s3 + 1] += py * f;
-      pos[s3 + 2] += pz * f;
-      cx += px * f;
-      cy += py * f;
-      cz += pz * f;
-      result.hits++;
-      if (contactN[c * 3 + 1] > 0.7) result.grounded = true;
+    for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+      let largest = 0;
+      for (let i = 0; i < count; i++) {
+        const c = sortIndex[i];
+        const depth = contactDepth[c];
+        const nx = contactN[c * 3];
+        const ny = contactN[c * 3 + 1];
+        const nz = contactN[c * 3 + 2];
+        // remainder = depth·(1 - proj) with proj = (C·p)/|p|², p = n·depth; also valid for the
+        // negative "depth" (gap) of nearby contacts, which only act once C pushes towards them.
+        const remainder = depth - (cx * nx + cy * ny + cz * nz);
+        if (remainder <= 0) continue;
+        cx += nx * remainder;
+        cy += ny * remainder;
+        cz += nz * remainder;
+        if (remainder > largest) largest = remainder;
+        if (sweep === 0 && depth > 0) {
+          result.hits++;
+          if (ny > 0.7) result.grounded = true;
+        }
+      }
+      if (largest <= TOLERANCE) break;
     }
+    pos[s3] += cx;
+    pos[s3 + 1] += cy;
+    pos[s3 + 2] += cz;
   }
 }
 
-/** Overlapping blockers of the character: push-out direction (towards the character) and depth. */
-function gatherPenetrations(bodies: BodyStore, slot: number, blockDynamic: boolean): number {
+/**
+ * Blockers within `margin` of the character: push-out direction (towards the character) and depth
+ * (negative for a gap). Returns 0 when none actually overlaps.
+ */
+function gatherPenetrations(bodies: BodyStore, slot: number, blockDynamic: boolean, margin: number): number {
   const aabb = bodies.aabb;
   const c6 = slot * 6;
   let count = 0;
+  let deepest = Number.NEGATIVE_INFINITY;
   for (let s = 0; s < bodies.slotCount; s++) {
     if (s === slot || bodies.alive[s] === 0) continue;
     // Static and kinematic bodies always block (two avatars do not walk through each other).
@@ -141,12 +160,12 @@ function gatherPenetrations(bodies: BodyStore, slot: number, blockDynamic: boole
     ) {
       continue;
     }
-    collidePair(manifold, bodies, slot, s, 0);
+    collidePair(manifold, bodies, slot, s, margin);
     if (manifold.count === 0) continue;
-    let minSep = 0;
+    let minSep = Number.POSITIVE_INFINITY;
     for (let k = 0; k < manifold.count; k++) if (manifold.separation[k] < minSep) minSep = manifold.separation[k];
     const depth = -minSep;
-    if (depth <= TOLERANCE) continue;
+    if (depth > deepest) deepest = depth;
     if (count === MAX_CONTACTS) break;
     // The manifold normal points from the character to the other body; push the opposite way.
     contactN[count * 3] = -manifold.normal[0];
@@ -156,5 +175,6 @@ function gatherPenetrations(bodies: BodyStore, slot: number, blockDynamic: boole
     contactSlot[count] = s;
     count++;
   }
-  return count;
+  // Nothing overlaps: done (nearby contacts alone need no correction).
+  return deepest > TOLERANCE ? count : 0;
 }

@@ -1,24 +1,15 @@
 import { ENGINE_CONSTANTS, resolveSettings } from "../config.ts";
-import {
-  BroadPhase,
-  CAT_AWAKE,
-  CAT_KINEMATIC_IDLE,
-  CAT_KINEMATIC_MOVING,
-  CAT_SLEEPING,
-  CAT_STATIC,
-} from "../collision/broad-phase.ts";
-import { ManifoldOut } from "../collision/manifold.ts";
-import { collidePair } from "../collision/narrow-phase.ts";
 import { raycastBody } from "../collision/raycast.ts";
 import { BodyStore, DYNAMIC, KINEMATIC, SPHERE, STATIC } from "../dynamics/body-store.ts";
-import { ContactSolver } from "../dynamics/contact-solver.ts";
 import { CONTACT_POINT_STRIDE, ContactStore, FLAG_TOUCHING, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "../dynamics/contact-store.ts";
-import { Islands, wakeIsland } from "../dynamics/islands.ts";
-import { SolverBodies } from "../dynamics/solver-bodies.ts";
+import { wakeIsland } from "../dynamics/islands.ts";
 import { inverseRotateInto, normalizeQuatAt } from "../math/quat.ts";
 import type { BodyDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
 import { type CharacterMoveOptions, type CharacterMoveResult, moveCharacterBody } from "./character.ts";
-import { emptyProfile, now, type StepProfile } from "./profile.ts";
+import { emptyProfile, type StepProfile } from "./profile.ts";
+import { emptyStats, type RemovalReason, type RemovedBody, StepPipeline, type StepStats } from "./step-pipeline.ts";
+
+export type { RemovalReason, RemovedBody, StepStats };
 import { hashBodies } from "./state-hash.ts";
 
 /**
@@ -27,14 +18,6 @@ import { hashBodies } from "./state-hash.ts";
  */
 export const ENGINE_VERSION = "1.0.0";
 
-/** Why the engine removed a body on its own. */
-export type RemovalReason = "bounds" | "non-finite";
-
-export interface RemovedBody {
-  id: string;
-  handle: number;
-  reason: RemovalReason;
-}
 
 export interface RaycastHit {
   handle: number;
@@ -53,9 +36,6 @@ export interface ContactInfo {
   points: { position: Vec3Tuple; separation: number; normalImpulse: number }[];
   touching: boolean;
 }
-
-/** Contacts count as touching (island links, wake-ups) at or below this separation, metres. */
-const TOUCH_DISTANCE = 0.005;
 
 const scratch4 = new Float64Array(4);
 const scratch3 = new Float64Array(3);
@@ -80,17 +60,9 @@ export class World {
   /** Bodies the engine removed during the last step (left the bounds, or became non-finite). */
   readonly removedLastStep: RemovedBody[] = [];
 
-  private readonly broad = new BroadPhase();
-  private readonly solverBodies = new SolverBodies();
-  private readonly solver = new ContactSolver();
-  private readonly islands = new Islands();
-  private readonly manifold = new ManifoldOut();
-  private category = new Uint8Array(64);
-  private awake = new Int32Array(64);
-  private awakeCount = 0;
-  private kinematic = new Int32Array(64);
-  private kinematicCount = 0;
-  private pairStamp = 0;
+  /** Counters of the last step (pairs, recycled manifolds, constraints, awake bodies). */
+  readonly lastStepStats: StepStats = emptyStats();
+  private readonly pipeline = new StepPipeline(this);
 
   constructor(settings: WorldSettingsPatch = {}) {
     this.settings = resolveSettings(settings);
@@ -101,7 +73,7 @@ export class World {
   /** Creates a body; the definition must be valid (see validateScenario). Returns its handle. */
   createBody(def: BodyDef): number {
     const slot = this.bodies.add(def);
-    this.broad.add(slot);
+    this.pipeline.broad.add(slot);
     this.bodies.updateAabb(slot, ENGINE_CONSTANTS.aabbMargin);
     return this.bodies.handleOf(slot);
   }
@@ -124,7 +96,7 @@ export class World {
       wakeIsland(this.bodies, a === slot ? b : a);
       contacts.removeAt(c);
     }
-    this.broad.remove(slot);
+    this.pipeline.broad.remove(slot);
     this.bodies.remove(slot);
   }
 
@@ -497,331 +469,12 @@ export class World {
 
   /** Advances the world by one fixed step of 1 / tickRate seconds. */
   step(): void {
-    const prof = this.profiling;
-    const p = this.profile;
-    const t0 = prof ? now() : 0;
-    const dt = 1 / this.settings.tickRate;
-    if (this.removedLastStep.length > 0) this.removedLastStep.length = 0;
-
-    this.classify(dt, true);
-    this.broad.findPairs(this.bodies, this.category);
-    const t1 = prof ? now() : 0;
-
-    this.updatePairs();
-    const woke = this.collide(dt);
-    if (woke) this.classify(dt, false);
-    const t2 = prof ? now() : 0;
-
-    const tIntegrate = this.solve(dt);
-    const t3 = prof ? now() : 0;
-
-    this.finalize();
-    let t4 = t3;
-    if (this.settings.sleep) {
-      this.islands.update(
-        this.bodies,
-        this.contacts,
-        this.awake,
-        this.awakeCount,
-        dt,
-        this.settings.sleepTime,
-        this.settings.sleepLinearThreshold,
-        this.settings.sleepAngularThreshold,
-      );
-      t4 = prof ? now() : 0;
-    }
-    this.clearKinematicMoves();
+    this.pipeline.step();
     this.tick++;
-    if (prof) {
-      const t5 = now();
-      p.broad = t1 - t0;
-      p.narrow = t2 - t1;
-      p.integrate = tIntegrate;
-      p.solve = t3 - t2 - tIntegrate;
-      p.islands = t4 - t3;
-      p.ccd = 0;
-      p.total = t5 - t0;
-    }
   }
 
-  /**
-   * Sorts bodies into activity categories, builds the awake and kinematic lists (slot order) and
-   * refreshes AABBs of moving bodies. With CCD on, AABBs are stretched over the distance swept this step.
-   */
-  private classify(dt: number, refreshAabbs: boolean): void {
-    const b = this.bodies;
-    const n = b.slotCount;
-    if (this.category.length < n) {
-      let cap = this.category.length;
-      while (cap < n) cap *= 2;
-      this.category = new Uint8Array(cap);
-      this.awake = new Int32Array(cap);
-      this.kinematic = new Int32Array(cap);
-    }
-    const ccd = this.settings.ccd;
-    const margin = ENGINE_CONSTANTS.aabbMargin;
-    let na = 0;
-    let nk = 0;
-    for (let s = 0; s < n; s++) {
-      if (b.alive[s] === 0) continue;
-      const type = b.type[s];
-      let cat: number;
-      if (type === STATIC) {
-        cat = CAT_STATIC;
-      } else if (type === KINEMATIC) {
-        this.kinematic[nk++] = s;
-        cat = isKinematicMoving(b, s) ? CAT_KINEMATIC_MOVING : CAT_KINEMATIC_IDLE;
-      } else if (b.sleeping[s] === 1) {
-        cat = CAT_SLEEPING;
-      } else {
-        this.awake[na++] = s;
-        cat = CAT_AWAKE;
-      }
-      this.category[s] = cat;
-      if (refreshAabbs && (cat === CAT_AWAKE || cat === CAT_KINEMATIC_MOVING)) {
-        b.updateAabb(s, margin);
-        if (ccd) sweepAabb(b, s, dt);
-      }
-    }
-    this.awakeCount = na;
-    this.kinematicCount = nk;
-  }
-
-  /** Stamps the broad-phase pairs, creates contacts for new ones and drops contacts whose AABBs parted. */
-  private updatePairs(): void {
-    const stamp = ++this.pairStamp;
-    const contacts = this.contacts;
-    const pairs = this.broad.pairs;
-    for (let k = 0; k < this.broad.pairCount; k++) {
-      const a = pairs[2 * k];
-      const b = pairs[2 * k + 1];
-      const c = contacts.find(a, b);
-      if (c < 0) contacts.add(a, b, stamp);
-      else contacts.stamp[c] = stamp;
-    }
-    const cat = this.category;
-    for (let c = contacts.count - 1; c >= 0; c--) {
-      if (contacts.stamp[c] === stamp) continue;
-      // Contacts between bodies that were not swept (sleeping/static pairs) are kept for their wake-up.
-      const ca = cat[contacts.bodyA[c]];
-      const cb = cat[contacts.bodyB[c]];
-      if (ca === CAT_AWAKE || cb === CAT_AWAKE || ca === CAT_KINEMATIC_MOVING || cb === CAT_KINEMATIC_MOVING) {
-        contacts.removeAt(c);
-      }
-    }
-  }
-
-  /**
-   * Narrow phase for every contact with an active body. Manifolds of pairs that barely moved are
-   * recycled. A sleeping body that an active body touches (or will reach this step) wakes with its
-   * island. Returns true if any island woke.
-   */
-  private collide(dt: number): boolean {
-    const b = this.bodies;
-    const contacts = this.contacts;
-    const cat = this.category;
-    const ccd = this.settings.ccd;
-    const spec = ENGINE_CONSTANTS.speculativeDistance;
-    const vel = b.vel;
-    const angVel = b.angVel;
-    let woke = false;
-    for (let c = 0; c < contacts.count; c++) {
-      const a = contacts.bodyA[c];
-      const bb = contacts.bodyB[c];
-      const ca = cat[a];
-      const cb = cat[bb];
-      const activeA = ca === CAT_AWAKE || ca === CAT_KINEMATIC_MOVING;
-      const activeB = cb === CAT_AWAKE || cb === CAT_KINEMATIC_MOVING;
-      if (!activeA && !activeB) continue;
-      const a3 = a * 3;
-      const b3 = bb * 3;
-      const dvx = vel[b3] - vel[a3];
-      const dvy = vel[b3 + 1] - vel[a3 + 1];
-      const dvz = vel[b3 + 2] - vel[a3 + 2];
-      let margin: number = spec;
-      if (ccd) {
-        const wa = Math.sqrt(angVel[a3] * angVel[a3] + angVel[a3 + 1] * angVel[a3 + 1] + angVel[a3 + 2] * angVel[a3 + 2]);
-        const wb = Math.sqrt(angVel[b3] * angVel[b3] + angVel[b3 + 1] * angVel[b3 + 1] + angVel[b3 + 2] * angVel[b3 + 2]);
-        const sweep = (Math.sqrt(dvx * dvx + dvy * dvy + dvz * dvz) + wa * b.boundRadius[a] + wb * b.boundRadius[bb]) * dt;
-        if (sweep > margin) margin = sweep;
-      }
-      const recyclable = b.shape[a] !== SPHERE || b.shape[bb] !== SPHERE;
-      if (
-        !recyclable ||
-        !contacts.tryRecycle(c, b, ENGINE_CONSTANTS.recycleDistance, ENGINE_CONSTANTS.recycleRotation, margin, TOUCH_DISTANCE)
-      ) {
-        collidePair(this.manifold, b, a, bb, margin);
-        contacts.storeManifold(c, this.manifold, b, TOUCH_DISTANCE, recyclable, margin);
-      }
-      if (ca === CAT_SLEEPING || cb === CAT_SLEEPING) {
-        const count = contacts.pointCount[c];
-        if (count === 0) continue;
-        // Wake when touching, or when the closing speed covers the gap within this step.
-        const n3 = c * 3;
-        const closing = -(dvx * contacts.normal[n3] + dvy * contacts.normal[n3 + 1] + dvz * contacts.normal[n3 + 2]);
-        if (contacts.minSeparation(c) - (closing > 0 ? closing * dt : 0) <= TOUCH_DISTANCE) {
-          wakeIsland(b, ca === CAT_SLEEPING ? a : bb);
-          woke = true;
-        }
-      }
-    }
-    return woke;
-  }
-
-  /** Returns the milliseconds spent integrating (profiling only). */
-  private solve(dt: number): number {
-    const s = this.settings;
-    const pc = s.positionCorrection;
-    const sb = this.solverBodies;
-    const solver = this.solver;
-    const b = this.bodies;
-    const prof = this.profiling;
-    let tInt = 0;
-    sb.load(b, this.awake, this.awakeCount, this.kinematic, this.kinematicCount);
-    const [gx, gy, gz] = s.gravity;
-    const iterations = s.velocityIterations;
-    if (pc.method === "soft") {
-      const h = dt / iterations;
-      solver.prepare(this.contacts, b, sb, {
-        h,
-        contactHertz: pc.contactHertz,
-        dampingRatio: pc.dampingRatio,
-        maxPushVelocity: pc.maxPushVelocity,
-        slop: pc.slop,
-        warmStarting: s.warmStarting,
-        restitutionThreshold: s.restitutionThreshold,
-      });
-      for (let i = 0; i < iterations; i++) {
-        let t = prof ? now() : 0;
-        sb.integrateVelocities(b, gx, gy, gz, h);
-        if (prof) tInt += now() - t;
-        if (s.warmStarting) solver.warmStart(sb);
-        else solver.resetImpulses();
-        solver.solve(sb, h, true);
-        t = prof ? now() : 0;
-        sb.integratePositions(b, h);
-        if (prof) tInt += now() - t;
-        for (let r = 0; r < s.relaxIterations; r++) solver.solve(sb, h, false);
-      }
-      solver.applyRestitution(sb, s.restitutionThreshold);
-    } else {
-      solver.prepare(this.contacts, b, sb, {
-        h: dt,
-        contactHertz: 0,
-        dampingRatio: 0,
-        maxPushVelocity: pc.maxPushVelocity,
-        slop: pc.slop,
-        warmStarting: s.warmStarting,
-        restitutionThreshold: s.restitutionThreshold,
-      });
-      let t = prof ? now() : 0;
-      sb.integrateVelocities(b, gx, gy, gz, dt);
-      if (prof) tInt += now() - t;
-      if (s.warmStarting) solver.warmStart(sb);
-      for (let i = 0; i < iterations; i++) solver.solve(sb, dt, false);
-      solver.applyRestitution(sb, s.restitutionThreshold);
-      t = prof ? now() : 0;
-      sb.integratePositions(b, dt);
-      if (prof) tInt += now() - t;
-      for (let i = 0; i < pc.iterations; i++) solver.projectPositions(sb, b, pc.slop, pc.percent);
-    }
-    solver.storeImpulses(this.contacts);
-    sb.store(b);
-    return tInt;
-  }
-
-  /**
-   * After integration: kinematic bodies with a target land exactly on it; world inertia follows the new
-   * orientations; bodies that became non-finite or left the world bounds are removed and reported.
-   */
-  private finalize(): void {
-    const b = this.bodies;
-    for (let k = 0; k < this.kinematicCount; k++) {
-      const s = this.kinematic[k];
-      if (b.hasTarget[s] === 0) continue;
-      const t = s * 7;
-      b.pos[s * 3] = b.target[t];
-      b.pos[s * 3 + 1] = b.target[t + 1];
-      b.pos[s * 3 + 2] = b.target[t + 2];
-      for (let i = 0; i < 4; i++) b.rot[s * 4 + i] = b.target[t + 3 + i];
-    }
-    const bounds = this.settings.bounds;
-    for (let k = 0; k < this.awakeCount; k++) {
-      const s = this.awake[k];
-      b.updateWorldInertia(s);
-      const s3 = s * 3;
-      const x = b.pos[s3];
-      const y = b.pos[s3 + 1];
-      const z = b.pos[s3 + 2];
-      const finite =
-        Number.isFinite(x + y + z) &&
-        Number.isFinite(b.vel[s3] + b.vel[s3 + 1] + b.vel[s3 + 2]) &&
-        Number.isFinite(b.angVel[s3] + b.angVel[s3 + 1] + b.angVel[s3 + 2]) &&
-        Number.isFinite(b.rot[s * 4] + b.rot[s * 4 + 1] + b.rot[s * 4 + 2] + b.rot[s * 4 + 3]);
-      let reason: RemovedBody["reason"] | null = finite ? null : "non-finite";
-      if (
-        reason === null &&
-        bounds !== null &&
-        (x < bounds.min[0] || y < bounds.min[1] || z < bounds.min[2] || x > bounds.max[0] || y > bounds.max[1] || z > bounds.max[2])
-      ) {
-        reason = "bounds";
-      }
-      if (reason !== null) {
-        this.removedLastStep.push({ id: b.ids[s]!, handle: b.handleOf(s), reason });
-      }
-    }
-    if (this.removedLastStep.length > 0) this.removeReported();
-  }
-
-  private removeReported(): void {
-    for (const r of this.removedLastStep) {
-      const slot = this.bodies.resolve(r.handle);
-      if (slot >= 0) this.removeSlot(slot);
-    }
-    // The removed bodies are gone from the awake list's view; rebuild it for the island pass.
-    this.classify(1 / this.settings.tickRate, false);
-  }
-
-  private clearKinematicMoves(): void {
-    const b = this.bodies;
-    for (let k = 0; k < this.kinematicCount; k++) {
-      const s = this.kinematic[k];
-      if (b.hasTarget[s] === 0 && b.moved[s] === 0) continue;
-      b.hasTarget[s] = 0;
-      b.moved[s] = 0;
-      const s3 = s * 3;
-      b.vel[s3] = b.vel[s3 + 1] = b.vel[s3 + 2] = 0;
-      b.angVel[s3] = b.angVel[s3 + 1] = b.angVel[s3 + 2] = 0;
-      b.updateAabb(s, ENGINE_CONSTANTS.aabbMargin);
-    }
-  }
-}
-
-function isKinematicMoving(b: BodyStore, s: number): boolean {
-  const s3 = s * 3;
-  return (
-    b.moved[s] === 1 ||
-    b.hasTarget[s] === 1 ||
-    b.vel[s3] !== 0 ||
-    b.vel[s3 + 1] !== 0 ||
-    b.vel[s3 + 2] !== 0 ||
-    b.angVel[s3] !== 0 ||
-    b.angVel[s3 + 1] !== 0 ||
-    b.angVel[s3 + 2] !== 0
-  );
-}
-
-/** Stretches a body's AABB over its motion this step (linear sweep, plus rotation of its bounding sphere). */
-function sweepAabb(b: BodyStore, s: number, dt: number): void {
-  const s3 = s * 3;
-  const s6 = s * 6;
-  const w = b.angVel;
-  const rot = Math.sqrt(w[s3] * w[s3] + w[s3 + 1] * w[s3 + 1] + w[s3 + 2] * w[s3 + 2]) * b.boundRadius[s] * dt;
-  for (let k = 0; k < 3; k++) {
-    const d = b.vel[s3 + k] * dt;
-    if (d < 0) b.aabb[s6 + k] += d;
-    else b.aabb[s6 + 3 + k] += d;
-    b.aabb[s6 + k] -= rot;
-    b.aabb[s6 + 3 + k] += rot;
+  /** @internal Used by the pipeline to remove bodies it rejects (bounds, non-finite). */
+  removeSlotInternal(slot: number): void {
+    this.removeSlot(slot);
   }
 }
