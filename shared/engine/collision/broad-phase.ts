@@ -7,14 +7,6 @@ export const CAT_KINEMATIC_IDLE = 2;
 export const CAT_KINEMATIC_MOVING = 3;
 export const CAT_AWAKE = 4;
 
-/**
- * A pair needs a contact if one side is an awake dynamic body, or a moving kinematic body meets a
- * sleeping one (so the sleeper can be woken). Static/sleeping/idle pairs cost nothing.
- */
-function relevantPair(ci: number, cj: number): boolean {
-  return ci === CAT_AWAKE || cj === CAT_AWAKE || (ci === CAT_KINEMATIC_MOVING && cj === CAT_SLEEPING) || (ci === CAT_SLEEPING && cj === CAT_KINEMATIC_MOVING);
-}
-
 /** Switch sweep axis only when another axis' spread is clearly larger (avoids re-sorting back and forth). */
 const AXIS_HYSTERESIS = 1.5;
 
@@ -31,7 +23,7 @@ export class BroadPhase {
   count = 0;
   axis = 0;
   /** Pairs found by the last `findPairs` as (a, b) with a < b, in sweep order. */
-  pairs = new Int32Array(256);
+  pairs: Int32Array = new Int32Array(256);
   pairCount = 0;
 
   private member = new Uint8Array(64);
@@ -131,39 +123,82 @@ export class BroadPhase {
       this.insertionSort(n);
     }
 
-    // Other two axes, checked after the sweep axis overlaps.
+    // Copy the other two axes and the categories into sweep order so the inner loop reads memory
+    // sequentially instead of jumping through the AABB array.
     const o1 = axis === 0 ? 1 : 0;
     const o2 = axis === 2 ? 1 : 2;
+    this.ensurePacked(n);
+    const maxK = this.packedMax;
+    const lo1 = this.packedLo1;
+    const hi1 = this.packedHi1;
+    const lo2 = this.packedLo2;
+    const hi2 = this.packedHi2;
+    const cats = this.packedCat;
+    let pairs: Int32Array = this.pairs;
+    let pc = 0;
     for (let i = 0; i < n; i++) {
+      const s6 = order[i] * 6;
+      maxK[i] = aabb[s6 + 3 + axis];
+      lo1[i] = aabb[s6 + o1];
+      hi1[i] = aabb[s6 + 3 + o1];
+      lo2[i] = aabb[s6 + o2];
+      hi2[i] = aabb[s6 + 3 + o2];
+      cats[i] = category[order[i]];
+    }
+    for (let i = 0; i < n; i++) {
+      const ci = cats[i];
+      const maxI = maxK[i];
+      const min1 = lo1[i];
+      const max1 = hi1[i];
+      const min2 = lo2[i];
+      const max2 = hi2[i];
+      // An awake body pairs with anything; otherwise only with awake bodies, or (moving kinematic vs
+      // sleeping) so the sleeper can be woken. Two loops keep the common awake case free of the check.
+      const any = ci === CAT_AWAKE;
+      const wakeable = ci === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : ci === CAT_SLEEPING ? CAT_KINEMATIC_MOVING : -1;
       const si = order[i];
-      const ci = category[si];
-      const i6 = si * 6;
-      const maxI = aabb[i6 + 3 + axis];
-      const min1 = aabb[i6 + o1];
-      const max1 = aabb[i6 + 3 + o1];
-      const min2 = aabb[i6 + o2];
-      const max2 = aabb[i6 + 3 + o2];
       for (let j = i + 1; j < n && keys[j] <= maxI; j++) {
+        if (!any) {
+          const cj = cats[j];
+          if (cj !== CAT_AWAKE && cj !== wakeable) continue;
+        }
+        // One combined test instead of four branches: the individual outcomes are unpredictable, the
+        // combined one is almost always "no overlap".
+        if ((+(lo1[j] <= max1) & +(hi1[j] >= min1) & +(lo2[j] <= max2) & +(hi2[j] >= min2)) === 0) continue;
         const sj = order[j];
-        if (!relevantPair(ci, category[sj])) continue;
-        const j6 = sj * 6;
-        if (aabb[j6 + o1] > max1 || aabb[j6 + 3 + o1] < min1) continue;
-        if (aabb[j6 + o2] > max2 || aabb[j6 + 3 + o2] < min2) continue;
-        this.pushPair(si < sj ? si : sj, si < sj ? sj : si);
+        if (pc + 2 > pairs.length) pairs = this.growPairs();
+        pairs[pc] = si < sj ? si : sj;
+        pairs[pc + 1] = si < sj ? sj : si;
+        pc += 2;
       }
     }
+    this.pairCount = pc >> 1;
   }
 
-  private pushPair(a: number, b: number): void {
-    const k = this.pairCount * 2;
-    if (k + 2 > this.pairs.length) {
-      const p = new Int32Array(this.pairs.length * 2);
-      p.set(this.pairs);
-      this.pairs = p;
-    }
-    this.pairs[k] = a;
-    this.pairs[k + 1] = b;
-    this.pairCount++;
+  private growPairs(): Int32Array {
+    const p = new Int32Array(this.pairs.length * 2);
+    p.set(this.pairs);
+    this.pairs = p;
+    return p;
+  }
+
+  private packedMax = new Float64Array(64);
+  private packedLo1 = new Float64Array(64);
+  private packedHi1 = new Float64Array(64);
+  private packedLo2 = new Float64Array(64);
+  private packedHi2 = new Float64Array(64);
+  private packedCat = new Uint8Array(64);
+
+  private ensurePacked(n: number): void {
+    if (n <= this.packedMax.length) return;
+    let cap = this.packedMax.length;
+    while (cap < n) cap *= 2;
+    this.packedMax = new Float64Array(cap);
+    this.packedLo1 = new Float64Array(cap);
+    this.packedHi1 = new Float64Array(cap);
+    this.packedLo2 = new Float64Array(cap);
+    this.packedHi2 = new Float64Array(cap);
+    this.packedCat = new Uint8Array(cap);
   }
 
   private chooseAxis(aabb: Float64Array, n: number): void {

@@ -13,9 +13,6 @@ import type { SolverBodies } from "./solver-bodies.ts";
  */
 const CS = 128;
 // Header
-const I_A = 0;
-const I_B = 1;
-const COUNT = 2;
 const MU = 3;
 const REST = 4;
 const N = 5; // 3
@@ -41,7 +38,6 @@ const L_TW = 50;
 const BIAS_RATE = 51;
 const MASS_SCALE = 52;
 const IMPULSE_SCALE = 53;
-const CONTACT = 54;
 // Points
 const POINTS = 56;
 const PS = 18;
@@ -89,6 +85,8 @@ const softStatic = new Float64Array(3);
 
 export class ContactSolver {
   cs = new Float64Array(CS * 64);
+  /** Per constraint: solver index of A, of B, point count, contact index. */
+  ints = new Int32Array(4 * 64);
   count = 0;
   maxPush = 3;
   slop = 0;
@@ -98,6 +96,7 @@ export class ContactSolver {
     let cap = this.cs.length / CS;
     while (cap < n) cap *= 2;
     this.cs = new Float64Array(cap * CS);
+    this.ints = new Int32Array(cap * 4);
   }
 
   /**
@@ -112,6 +111,7 @@ export class ContactSolver {
     soft(hertz, s.dampingRatio, s.h, softDynamic, 0);
     soft(2 * hertz, s.dampingRatio, s.h, softStatic, 0);
     const cs = this.cs;
+    const ints = this.ints;
     const vel = sb.vel;
     const mass = sb.mass;
     const pos = bodies.pos;
@@ -129,10 +129,11 @@ export class ContactSolver {
       const iA = bodies.type[a] === DYNAMIC && !awakeA ? 0 : bodies.solverIndex[a];
       const iB = bodies.type[b] === DYNAMIC && !awakeB ? 0 : bodies.solverIndex[b];
       const o = n * CS;
-      cs[o + I_A] = iA;
-      cs[o + I_B] = iB;
-      cs[o + COUNT] = count;
-      cs[o + CONTACT] = c;
+      const q4 = n * 4;
+      ints[q4] = iA;
+      ints[q4 + 1] = iB;
+      ints[q4 + 2] = count;
+      ints[q4 + 3] = c;
       cs[o + MU] = Math.sqrt(bodies.friction[a] * bodies.friction[b]);
       cs[o + REST] = Math.max(bodies.restitution[a], bodies.restitution[b]);
       const nx = contacts.normal[c * 3];
@@ -370,14 +371,17 @@ export class ContactSolver {
   /** Re-applies the accumulated impulses (warm start). */
   warmStart(sb: SolverBodies): void {
     const cs = this.cs;
+    const ints = this.ints;
     const vel = sb.vel;
     const mass = sb.mass;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
-      const va = cs[o + I_A] * 6;
-      const vb = cs[o + I_B] * 6;
-      const mA = mass[cs[o + I_A] * 7];
-      const mB = mass[cs[o + I_B] * 7];
+      const iA = ints[i * 4];
+      const iB = ints[i * 4 + 1];
+      const va = iA * 6;
+      const vb = iB * 6;
+      const mA = mass[iA * 7];
+      const mB = mass[iB * 7];
       const nx = cs[o + N];
       const ny = cs[o + N + 1];
       const nz = cs[o + N + 2];
@@ -394,7 +398,7 @@ export class ContactSolver {
       let bwx = lt1 * cs[o + IB_T1] + lt2 * cs[o + IB_T2] + ltw * cs[o + IB_N];
       let bwy = lt1 * cs[o + IB_T1 + 1] + lt2 * cs[o + IB_T2 + 1] + ltw * cs[o + IB_N + 1];
       let bwz = lt1 * cs[o + IB_T1 + 2] + lt2 * cs[o + IB_T2 + 2] + ltw * cs[o + IB_N + 2];
-      const count = cs[o + COUNT];
+      const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) {
         const p = o + POINTS + k * PS;
         const ln = cs[p + LN];
@@ -426,10 +430,11 @@ export class ContactSolver {
   /** Drops the accumulated impulses (warm starting off: every sub-step starts from zero). */
   resetImpulses(): void {
     const cs = this.cs;
+    const ints = this.ints;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
       cs[o + L_T1] = cs[o + L_T2] = cs[o + L_TW] = 0;
-      const count = cs[o + COUNT];
+      const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) cs[o + POINTS + k * PS + LN] = 0;
     }
   }
@@ -441,6 +446,7 @@ export class ContactSolver {
    */
   solve(sb: SolverBodies, h: number, useBias: boolean): void {
     const cs = this.cs;
+    const ints = this.ints;
     const vel = sb.vel;
     const delta = sb.delta;
     const mass = sb.mass;
@@ -449,8 +455,8 @@ export class ContactSolver {
     const slop = this.slop;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
-      const iA = cs[o + I_A];
-      const iB = cs[o + I_B];
+      const iA = ints[i * 4];
+      const iB = ints[i * 4 + 1];
       const va = iA * 6;
       const vb = iB * 6;
       const mA = mass[iA * 7];
@@ -470,7 +476,7 @@ export class ContactSolver {
       const nx = cs[o + N];
       const ny = cs[o + N + 1];
       const nz = cs[o + N + 2];
-      const count = cs[o + COUNT];
+      const count = ints[i * 4 + 2];
       const mu = cs[o + MU];
 
       // Friction at the centre, limited by μ Σλn (and μ Σλn·d for twist).
@@ -481,7 +487,8 @@ export class ContactSolver {
         sumN += cs[p + LN];
         sumTwist += cs[p + LN] * cs[p + DIST];
       }
-      if (mu > 0) {
+      // A contact carrying no load and no friction impulse (speculative, not touching) has nothing to do.
+      if (mu > 0 && (sumN > 0 || cs[o + L_T1] !== 0 || cs[o + L_T2] !== 0 || cs[o + L_TW] !== 0)) {
         const t1x = cs[o + T1];
         const t1y = cs[o + T1 + 1];
         const t1z = cs[o + T1 + 2];
@@ -628,14 +635,15 @@ export class ContactSolver {
    */
   applyRestitution(sb: SolverBodies, threshold: number): void {
     const cs = this.cs;
+    const ints = this.ints;
     const vel = sb.vel;
     const mass = sb.mass;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
       const e = cs[o + REST];
       if (e === 0) continue;
-      const iA = cs[o + I_A];
-      const iB = cs[o + I_B];
+      const iA = ints[i * 4];
+      const iB = ints[i * 4 + 1];
       const va = iA * 6;
       const vb = iB * 6;
       const mA = mass[iA * 7];
@@ -643,7 +651,7 @@ export class ContactSolver {
       const nx = cs[o + N];
       const ny = cs[o + N + 1];
       const nz = cs[o + N + 2];
-      const count = cs[o + COUNT];
+      const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) {
         const p = o + POINTS + k * PS;
         const vn0 = cs[p + VN0];
@@ -681,13 +689,14 @@ export class ContactSolver {
    */
   projectPositions(sb: SolverBodies, bodies: BodyStore, slop: number, percent: number): void {
     const cs = this.cs;
+    const ints = this.ints;
     const delta = sb.delta;
     const mass = sb.mass;
     const pos = bodies.pos;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
-      const iA = cs[o + I_A];
-      const iB = cs[o + I_B];
+      const iA = ints[i * 4];
+      const iB = ints[i * 4 + 1];
       const mA = mass[iA * 7];
       const mB = mass[iB * 7];
       const sum = mA + mB;
@@ -700,7 +709,7 @@ export class ContactSolver {
       const dpn =
         (delta[vb] - delta[va]) * nx + (delta[vb + 1] - delta[va + 1]) * ny + (delta[vb + 2] - delta[va + 2]) * nz;
       let deepest = Number.POSITIVE_INFINITY;
-      const count = cs[o + COUNT];
+      const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) {
         const p = o + POINTS + k * PS;
         const sep =
@@ -738,13 +747,14 @@ export class ContactSolver {
   /** Writes the accumulated impulses back to the contacts for the next tick's warm start. */
   storeImpulses(contacts: ContactStore): void {
     const cs = this.cs;
+    const ints = this.ints;
     const pts = contacts.points;
     const fr = contacts.friction;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
-      const c = cs[o + CONTACT];
+      const c = ints[i * 4 + 3];
       const base = c * CONTACT_POINT_STRIDE;
-      const count = cs[o + COUNT];
+      const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) pts[base + k * POINT_STRIDE + P_IMPULSE] = cs[o + POINTS + k * PS + LN];
       const lt1 = cs[o + L_T1];
       const lt2 = cs[o + L_T2];
