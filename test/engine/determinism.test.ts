@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { builtin } from "./helpers.ts";
+import { scriptedHashes } from "./scripted-run.ts";
 
 function hashes(name: string, ticks: number): string[] {
   const { world } = builtin(name);
@@ -21,6 +22,7 @@ function hashes(name: string, ticks: number): string[] {
 const GOLDEN = {
   pile1000_300: "675b8401ff4aa3bd",
   bounce_240: "7e127b36b3f159d9",
+  scripted_480: "ce1866a93a0e17a2",
 };
 
 describe("determinism", () => {
@@ -44,6 +46,18 @@ describe("determinism", () => {
     const mine = hashes("pile1000", 240);
     expect(run()).toEqual(mine);
     expect(run()).toEqual(mine);
+  });
+
+  it("with sleeping, CCD, a character, impulses and removal: identical in this process and another", () => {
+    const a = scriptedHashes(480);
+    expect(scriptedHashes(480)).toEqual(a);
+    const child = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", "import { scriptedHashes } from './test/engine/scripted-run.ts'; console.log(JSON.stringify(scriptedHashes(480)));"],
+      { encoding: "utf8", maxBuffer: 1 << 28 },
+    );
+    expect(JSON.parse(child)).toEqual(a);
+    expect(scriptedHashes(480)[480]).toBe(GOLDEN.scripted_480);
   });
 
   it("golden hashes are pinned", () => {

@@ -1,0 +1,2 @@
+// Bundled for the browser determinism test.
+export { scriptedHashes } from "./scripted-run.ts";

@@ -1,0 +1,54 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { build } from "vite";
+import { describe, expect, it } from "vitest";
+import { scriptedHashes } from "./scripted-run.ts";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const TICKS = 600;
+
+describe("determinism across JavaScript engines", () => {
+  it("Node (V8) and headless Chromium give identical per-tick hashes", async () => {
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), "engine-bundle-"));
+    try {
+      await build({
+        configFile: false,
+        logLevel: "silent",
+        build: {
+          outDir: dir,
+          emptyOutDir: true,
+          minify: false,
+          lib: { entry: join(import.meta.dirname, "browser-entry.ts"), formats: ["iife"], name: "EngineCheck", fileName: () => "engine.js" },
+        },
+      });
+      const bundle = readFileSync(join(dir, "engine.js"), "utf8");
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.setContent("<!doctype html><title>engine</title>");
+        await page.addScriptTag({ content: bundle });
+        const inBrowser = await page.evaluate((ticks) => {
+          const g = globalThis as unknown as { EngineCheck: { scriptedHashes(n: number): string[] } };
+          return { hashes: g.EngineCheck.scriptedHashes(ticks), agent: navigator.userAgent };
+        }, TICKS);
+        expect(inBrowser.agent).toContain("Chrome");
+        const inNode = scriptedHashes(TICKS);
+        expect(inNode.length).toBe(TICKS + 1);
+        expect(new Set(inNode).size).toBeGreaterThan(TICKS / 2);
+        const first = inNode.findIndex((h, i) => h !== inBrowser.hashes[i]);
+        expect(first, `first diverging tick ${first}`).toBe(-1);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
