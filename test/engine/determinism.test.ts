@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ENGINE_VERSION } from "../../shared/engine/index.ts";
 import { builtin } from "./helpers.ts";
 import { scriptedHashes } from "./scripted-run.ts";
 
@@ -20,9 +21,9 @@ function hashes(name: string, ticks: number): string[] {
  * engine version and would otherwise fail to verify).
  */
 const GOLDEN = {
-  pile1000_300: "675b8401ff4aa3bd",
+  pile1000_300: "16b5e7e0dda8d00c",
   bounce_240: "7e127b36b3f159d9",
-  scripted_480: "ce1866a93a0e17a2",
+  scripted_480: "a18c7404f83256ea",
 };
 
 describe("determinism", () => {
@@ -60,7 +61,8 @@ describe("determinism", () => {
     expect(scriptedHashes(480)[480]).toBe(GOLDEN.scripted_480);
   });
 
-  it("golden hashes are pinned", () => {
+  it("golden hashes are pinned to this engine version", () => {
+    expect(ENGINE_VERSION).toBe("1.1.0");
     expect(hashes("pile1000", 300)[300]).toBe(GOLDEN.pile1000_300);
     expect(hashes("bounce", 240)[240]).toBe(GOLDEN.bounce_240);
   });

@@ -62,6 +62,18 @@ describe("islands and sleeping", () => {
     expect(w.getPosition(w.handleOf("box9"))[1]).toBeLessThan(y - 0.9);
   });
 
+  it("pile1000 comes to rest and sleeps completely once settled (no sustained jitter)", () => {
+    const { world: w } = builtin("pile1000", { sleep: true });
+    let asleepAt = -1;
+    for (let i = 1; i <= 1200 && asleepAt < 0; i++) {
+      w.step();
+      if (i > 60 && w.awakeBodyCount === 0) asleepAt = i;
+    }
+    // Without sleeping the pile's kinetic energy reaches ~0 around tick 850 (measured).
+    expect(asleepAt).toBeGreaterThan(0);
+    expect(asleepAt).toBeLessThanOrEqual(1000);
+  });
+
   it("turning sleep off wakes everything", () => {
     const { world: w } = builtin("stack10", { sleep: true });
     steps(w, 60);

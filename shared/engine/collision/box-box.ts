@@ -1,6 +1,6 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
 import { matrixFromQuat } from "../math/quat.ts";
-import { MAX_MANIFOLD_POINTS, type ManifoldOut } from "./manifold.ts";
+import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_A, NORMAL_OF_B, NORMAL_OF_NEITHER } from "./manifold.ts";
 
 /**
  * Box-box contact by the separating axis test over all 15 axes (3 + 3 face normals, 9 edge-edge
@@ -294,6 +294,7 @@ function faceContact(
     out.id[k] = faceId | candidateId[c];
   }
   out.count = count;
+  out.normalOwner = referenceIsB ? NORMAL_OF_B : NORMAL_OF_A;
   if (referenceIsB) {
     out.normal[0] = -nwx;
     out.normal[1] = -nwy;
@@ -522,4 +523,5 @@ function edgeContact(
   out.separation[0] = sep;
   out.id[0] = (1 << 15) | (edgeA << 4) | edgeB;
   out.count = 1;
+  out.normalOwner = NORMAL_OF_NEITHER;
 }

@@ -1,3 +1,7 @@
+export const NORMAL_OF_A = 0;
+export const NORMAL_OF_B = 1;
+export const NORMAL_OF_NEITHER = -1;
+
 /** Most contact points kept per pair (a face contact is reduced to these). */
 export const MAX_MANIFOLD_POINTS = 4;
 
@@ -14,9 +18,16 @@ export class ManifoldOut {
   readonly separation = new Float64Array(MAX_MANIFOLD_POINTS);
   /** Feature id per point: which faces/edges/vertices made it, stable across ticks for warm starting. */
   readonly id = new Int32Array(MAX_MANIFOLD_POINTS);
+  /**
+   * Which body's face defines the normal: NORMAL_OF_A or NORMAL_OF_B (it turns with that body, so a
+   * recycled manifold can rotate it along), or NORMAL_OF_NEITHER (edge-edge, sphere against an edge or
+   * corner: the normal depends on both poses and the manifold must not be recycled).
+   */
+  normalOwner = NORMAL_OF_NEITHER;
 
   /** Swaps the roles of A and B (normal negated, point sets exchanged). */
   flip(): void {
+    if (this.normalOwner !== NORMAL_OF_NEITHER) this.normalOwner = this.normalOwner === NORMAL_OF_A ? NORMAL_OF_B : NORMAL_OF_A;
     const n = this.normal;
     n[0] = -n[0];
     n[1] = -n[1];

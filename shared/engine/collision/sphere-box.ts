@@ -1,6 +1,6 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
 import { inverseRotateInto, rotateInto } from "../math/quat.ts";
-import type { ManifoldOut } from "./manifold.ts";
+import { type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "./manifold.ts";
 
 const local = new Float64Array(3);
 const world = new Float64Array(3);
@@ -33,7 +33,11 @@ export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number,
   let bx = qx;
   let by = qy;
   let bz = qz;
-  if (qx === cx && qy === cy && qz === cz) {
+  // Against a face (at most one coordinate clamped) the normal is that face's and turns with the box;
+  // against an edge or corner it depends on where the centre is.
+  const clamped = (qx !== cx ? 1 : 0) + (qy !== cy ? 1 : 0) + (qz !== cz ? 1 : 0);
+  out.normalOwner = clamped <= 1 ? NORMAL_OF_B : NORMAL_OF_NEITHER;
+  if (clamped === 0) {
     // Centre inside: leave through the nearest face.
     const fx = hx - Math.abs(cx);
     const fy = hy - Math.abs(cy);

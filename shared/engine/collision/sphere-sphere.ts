@@ -1,5 +1,5 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
-import type { ManifoldOut } from "./manifold.ts";
+import { type ManifoldOut, NORMAL_OF_NEITHER } from "./manifold.ts";
 
 /** Sphere A against sphere B. Produces one point when the gap is at most `margin`. */
 export function collideSpheres(out: ManifoldOut, bodies: BodyStore, a: number, b: number, margin: number): void {
@@ -37,4 +37,5 @@ export function collideSpheres(out: ManifoldOut, bodies: BodyStore, a: number, b
   out.separation[0] = dist - ra - rb;
   out.id[0] = 0;
   out.count = 1;
+  out.normalOwner = NORMAL_OF_NEITHER;
 }

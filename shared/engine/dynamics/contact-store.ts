@@ -1,5 +1,4 @@
-import type { ManifoldOut } from "../collision/manifold.ts";
-import { MAX_MANIFOLD_POINTS } from "../collision/manifold.ts";
+import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "../collision/manifold.ts";
 import { inverseRotateInto as inverseRotate, rotateInto as rotate } from "../math/quat.ts";
 import type { BodyStore } from "./body-store.ts";
 
@@ -16,6 +15,8 @@ const CONTACT_POINTS = MAX_MANIFOLD_POINTS * POINT_STRIDE;
 export const FLAG_RECYCLABLE = 1;
 /** Some point is at or below the touching distance (links islands, wakes sleepers). */
 export const FLAG_TOUCHING = 2;
+/** The normal belongs to B's face (stored in B's frame); otherwise to A's. */
+const FLAG_NORMAL_OF_B = 4;
 
 const EMPTY = -1;
 
@@ -190,7 +191,7 @@ export class ContactStore {
    * Stores a fresh narrow-phase result in contact c. Points whose feature id matches a point of the
    * previous manifold inherit its accumulated normal impulse (warm starting).
    */
-  storeManifold(c: number, out: ManifoldOut, bodies: BodyStore, touchDistance: number, recyclable: boolean, margin: number): void {
+  storeManifold(c: number, out: ManifoldOut, bodies: BodyStore, touchDistance: number, margin: number): void {
     const base = c * CONTACT_POINTS;
     const idBase = c * MAX_MANIFOLD_POINTS;
     const oldCount = this.pointCount[c];
@@ -241,13 +242,16 @@ export class ContactStore {
     this.normal[n3] = out.normal[0];
     this.normal[n3 + 1] = out.normal[1];
     this.normal[n3 + 2] = out.normal[2];
-    inverseRotate(this.localNormal, n3, rot, a4, out.normal[0], out.normal[1], out.normal[2]);
+    // The normal is kept in the frame of the body whose face defines it, so a recycled manifold turns it
+    // with that body (a box rocking on an edge must not drag the ground's normal along).
+    const ofB = out.normalOwner === NORMAL_OF_B;
+    inverseRotate(this.localNormal, n3, rot, ofB ? b4 : a4, out.normal[0], out.normal[1], out.normal[2]);
     if (oldCount === 0 || out.count === 0) {
       const f = c * 4;
       this.friction[f] = this.friction[f + 1] = this.friction[f + 2] = this.friction[f + 3] = 0;
     }
-    let flags = touching ? FLAG_TOUCHING : 0;
-    if (recyclable) {
+    let flags = (touching ? FLAG_TOUCHING : 0) | (ofB ? FLAG_NORMAL_OF_B : 0);
+    if (out.normalOwner !== NORMAL_OF_NEITHER || out.count === 0) {
       flags |= FLAG_RECYCLABLE;
       relativePose(this.buildPose, c * 8, bodies, a, b);
       this.buildPose[c * 8 + 7] = margin;
@@ -287,7 +291,8 @@ export class ContactStore {
     const a3 = a * 3;
     const b3 = b * 3;
     const n3 = c * 3;
-    rotate(this.normal, n3, rot, a * 4, this.localNormal[n3], this.localNormal[n3 + 1], this.localNormal[n3 + 2]);
+    const owner = (this.flags[c] & FLAG_NORMAL_OF_B) !== 0 ? b : a;
+    rotate(this.normal, n3, rot, owner * 4, this.localNormal[n3], this.localNormal[n3 + 1], this.localNormal[n3 + 2]);
     const nx = this.normal[n3];
     const ny = this.normal[n3 + 1];
     const nz = this.normal[n3 + 2];

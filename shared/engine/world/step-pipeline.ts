@@ -254,7 +254,7 @@ export class StepPipeline {
         stats.recycled++;
       } else {
         collidePair(this.manifold, b, a, bb, margin);
-        contacts.storeManifold(c, this.manifold, b, TOUCH_DISTANCE, recyclable, margin);
+        contacts.storeManifold(c, this.manifold, b, TOUCH_DISTANCE, margin);
       }
       if (ca === CAT_SLEEPING || cb === CAT_SLEEPING) {
         const count = contacts.pointCount[c];

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { AVATAR } from "../sim/avatar.ts";
+import { IMPULSE_POINT_SLACK } from "../sim/room-sim.ts";
+
+/**
+ * Client ↔ server messages of the `physics` room and their validation (zod 4, a Standard Schema).
+ * Bounds live here so the browser can clamp its UI to what the server accepts.
+ */
+
+/** Room name registered with Colyseus. */
+export const ROOM_NAME = "physics";
+
+/** Client → server message types. */
+export const MSG_MOVE = "move";
+export const MSG_SPAWN = "spawn";
+export const MSG_IMPULSE = "impulse";
+/** Server → client: an input was not accepted, with the reason. The client stays connected. */
+export const MSG_REJECTED = "rejected";
+/** Server → client right after joining: ids and rates. */
+export const MSG_WELCOME = "welcome";
+
+export const LIMITS = Object.freeze({
+  /** Largest planar speed of an avatar, m/s (longer move vectors are scaled down to this). */
+  maxMoveSpeed: AVATAR.maxSpeed,
+  /** Spawned sphere radius / box half extent, metres. */
+  minSpawnSize: 0.1,
+  maxSpawnSize: 1,
+  /** Largest |component| of a spawned body's initial velocity, m/s. */
+  maxSpawnSpeed: 20,
+  /** Largest |component| of an impulse, N·s (a 1 kg box gets at most 30 m/s per axis). */
+  maxImpulse: 30,
+  /** An impulse's point must lie within the body's bounding radius plus this, metres. */
+  impulsePointSlack: IMPULSE_POINT_SLACK,
+  /** Largest |coordinate| accepted in a message, metres. */
+  maxCoordinate: 1e5,
+  /** Longest body id, characters. */
+  maxIdLength: 64,
+});
+
+const finite = z.number();
+const vec3 = (bound: number) => z.tuple([finite.min(-bound).max(bound), finite.min(-bound).max(bound), finite.min(-bound).max(bound)]);
+
+export const MoveMessage = z.strictObject({
+  /** Desired planar velocity, m/s (x and z; +y is up). */
+  vx: finite.min(-LIMITS.maxMoveSpeed).max(LIMITS.maxMoveSpeed),
+  vz: finite.min(-LIMITS.maxMoveSpeed).max(LIMITS.maxMoveSpeed),
+  /** Jump once, if standing on something. */
+  jump: z.boolean().optional(),
+});
+export type MoveMessage = z.infer<typeof MoveMessage>;
+
+export const SpawnMessage = z.strictObject({
+  shape: z.enum(["sphere", "box"]),
+  /** Sphere radius or cube half extent, metres. */
+  size: finite.min(LIMITS.minSpawnSize).max(LIMITS.maxSpawnSize),
+  /** Initial velocity, m/s. Default 0. */
+  velocity: vec3(LIMITS.maxSpawnSpeed).optional(),
+});
+export type SpawnMessage = z.infer<typeof SpawnMessage>;
+
+export const ImpulseMessage = z.strictObject({
+  bodyId: z.string().min(1).max(LIMITS.maxIdLength),
+  /** N·s, world space. */
+  impulse: vec3(LIMITS.maxImpulse),
+  /** World point the impulse acts at (default the centre of mass), metres. */
+  point: vec3(LIMITS.maxCoordinate).optional(),
+});
+export type ImpulseMessage = z.infer<typeof ImpulseMessage>;
+
+/** Every client → server message type with its schema. */
+export const CLIENT_MESSAGES = Object.freeze({
+  [MSG_MOVE]: MoveMessage,
+  [MSG_SPAWN]: SpawnMessage,
+  [MSG_IMPULSE]: ImpulseMessage,
+});
+export type ClientMessageType = keyof typeof CLIENT_MESSAGES;
+
+export interface RejectedMessage {
+  /** The message type that was rejected. */
+  type: string;
+  /** Human-readable reason, e.g. `impulse[0]: Too big: expected number to be <=30`. */
+  reason: string;
+}
+
+export interface WelcomeMessage {
+  sessionId: string;
+  avatarId: string;
+  tickRate: number;
+  /** Milliseconds between state patches. */
+  patchRateMs: number;
+  maxSpawnsPerSecond: number;
+}
+
+/** One line per issue: `path: message`, paths like `impulse[0]`. */
+export function formatZodIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      let path = "";
+      for (const key of issue.path) {
+        path += typeof key === "number" ? `[${key}]` : path === "" ? String(key) : `.${String(key)}`;
+      }
+      return `${path === "" ? "(message)" : path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+/**
+ * Validates a client message. Returns the parsed value or the reason it was rejected. Kept gentle on
+ * purpose: Colyseus' built-in `validate()` closes the client with 4002 on any bad payload; we answer
+ * with MSG_REJECTED instead so one buggy UI action does not cost the player their session.
+ */
+export function parseClientMessage<K extends ClientMessageType>(
+  type: K,
+  payload: unknown,
+): { ok: true; value: z.infer<(typeof CLIENT_MESSAGES)[K]> } | { ok: false; reason: string } {
+  const result = CLIENT_MESSAGES[type].safeParse(payload);
+  if (result.success) return { ok: true, value: result.data as z.infer<(typeof CLIENT_MESSAGES)[K]> };
+  return { ok: false, reason: formatZodIssues(result.error.issues) };
+}

@@ -1,0 +1,147 @@
+import type { CharacterMoveResult, Vec3Tuple, World } from "../engine/index.ts";
+
+/**
+ * Avatars: one kinematic box per player, moved by a simple character controller on top of the
+ * engine's `moveCharacter`. Pure functions of the world and the avatar's own state (no clock, no
+ * randomness), so replays reproduce them.
+ */
+
+export const AVATAR = Object.freeze({
+  /** Half extents of the avatar box, metres (0.8 x 1.8 x 0.8 m: a person-sized block). */
+  halfExtents: [0.4, 0.9, 0.4] as Vec3Tuple,
+  /** Largest planar speed, m/s. */
+  maxSpeed: 6,
+  /** Vertical speed at take-off, m/s (≈ 1.5 m jump at g = 9.81). */
+  jumpSpeed: 5.5,
+  /** Terminal fall speed, m/s. */
+  maxFallSpeed: 30,
+  /** An avatar whose centre falls below this height is put back at a spawn spot, metres. */
+  respawnBelowY: -50,
+  /** Clearance kept around a spawn spot, metres. */
+  spawnClearance: 0.05,
+  /** Spawn spots are searched on a grid of this spacing in rings around the origin, metres. */
+  spawnGrid: 1,
+  /** Rings searched before giving up and dropping the avatar from above the origin. */
+  spawnRings: 60,
+  /** Height the spawn search casts down from, metres. */
+  spawnProbeY: 100,
+});
+
+/** Controller state of one avatar (not part of the engine state). */
+export interface Avatar {
+  session: string;
+  bodyId: string;
+  handle: number;
+  /** Desired planar velocity, m/s (already clamped). */
+  vx: number;
+  vz: number;
+  /** Own vertical velocity, m/s. */
+  vy: number;
+  jumpRequested: boolean;
+  grounded: boolean;
+  /** Last non-zero planar direction (unit), where spawned bodies appear. */
+  facingX: number;
+  facingZ: number;
+}
+
+export function avatarBodyId(session: string): string {
+  return `avatar-${session}`;
+}
+
+/** Scales (vx, vz) down to at most AVATAR.maxSpeed. */
+export function clampPlanar(vx: number, vz: number): [number, number] {
+  const speed = Math.sqrt(vx * vx + vz * vz);
+  if (speed <= AVATAR.maxSpeed) return [vx, vz];
+  const k = AVATAR.maxSpeed / speed;
+  return [vx * k, vz * k];
+}
+
+/**
+ * A free spot for a new avatar: grid points in square rings around the origin (ring by ring, each ring
+ * in a fixed order), the first whose downward ray lands on a static body with room for the avatar
+ * above it. Falls back to a point high above the origin.
+ */
+export function findSpawnSpot(world: World): Vec3Tuple {
+  const [hx, hy, hz] = AVATAR.halfExtents;
+  const g = AVATAR.spawnGrid;
+  const skipNone = () => false;
+  for (let ring = 0; ring <= AVATAR.spawnRings; ring++) {
+    for (let i = -ring; i <= ring; i++) {
+      for (let j = -ring; j <= ring; j++) {
+        if (Math.max(Math.abs(i), Math.abs(j)) !== ring) continue;
+        const x = i * g;
+        const z = j * g;
+        const hit = world.raycast([x, AVATAR.spawnProbeY, z], [0, -1, 0], 2 * AVATAR.spawnProbeY, skipNone);
+        if (hit === null || world.getType(hit.handle) !== "static") continue;
+        const y = hit.point[1] + hy + AVATAR.spawnClearance;
+        if (isFree(world, hit.handle, x, y, z, hx, hy, hz)) return [x, y, z];
+      }
+    }
+  }
+  return [0, AVATAR.spawnProbeY, 0];
+}
+
+/** True if no body but the support's AABB overlaps the box (centre, half extents + clearance). */
+function isFree(world: World, support: number, x: number, y: number, z: number, hx: number, hy: number, hz: number): boolean {
+  const b = world.bodies;
+  const c = AVATAR.spawnClearance;
+  const minX = x - hx - c;
+  const maxX = x + hx + c;
+  const minY = y - hy - c;
+  const maxY = y + hy + c;
+  const minZ = z - hz - c;
+  const maxZ = z + hz + c;
+  const supportSlot = b.resolve(support);
+  for (let s = 0; s < b.slotCount; s++) {
+    if (b.alive[s] === 0 || s === supportSlot) continue;
+    const s6 = s * 6;
+    const a = b.aabb;
+    if (a[s6] > maxX || a[s6 + 3] < minX || a[s6 + 1] > maxY || a[s6 + 4] < minY || a[s6 + 2] > maxZ || a[s6 + 5] < minZ) {
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+const moveResult: CharacterMoveResult = { moved: [0, 0, 0], grounded: false, hits: 0 };
+const velocity: Vec3Tuple = [0, 0, 0];
+
+/**
+ * One controller tick, before `world.step()`. Two moves:
+ * 1. vertical, blocked by everything (dynamic bodies too), so an avatar can stand on a box;
+ * 2. planar, blocked only by static/kinematic bodies, so it shoves dynamic ones (the engine gives the
+ *    avatar the velocity of its move and the solver pushes what it touches).
+ * The vertical move goes first so that resolving against dynamic bodies cannot undo this tick's shove.
+ * Afterwards the avatar's velocity is set to the whole move over dt for the solver.
+ */
+export function updateAvatar(world: World, avatar: Avatar): void {
+  const dt = 1 / world.settings.tickRate;
+  const gy = world.settings.gravity[1];
+  let vy = avatar.vy + gy * dt;
+  if (vy < -AVATAR.maxFallSpeed) vy = -AVATAR.maxFallSpeed;
+  if (vy > AVATAR.maxFallSpeed) vy = AVATAR.maxFallSpeed;
+  if (avatar.jumpRequested && avatar.grounded) vy = AVATAR.jumpSpeed;
+  avatar.jumpRequested = false;
+
+  const dy = vy * dt;
+  world.moveCharacter(avatar.handle, [0, dy, 0], { blockOnDynamic: true }, moveResult);
+  const movedY = moveResult.moved[1];
+  let grounded = moveResult.grounded;
+  world.moveCharacter(avatar.handle, [avatar.vx * dt, 0, avatar.vz * dt], {}, moveResult);
+  grounded = grounded || moveResult.grounded;
+  const movedX = moveResult.moved[0];
+  const movedZ = moveResult.moved[2];
+  const totalY = movedY + moveResult.moved[1];
+
+  // Landed (or standing): stop falling. Bumped a ceiling: stop rising.
+  if (grounded && vy < 0) vy = 0;
+  if (vy > 0 && movedY < dy * 0.5) vy = 0;
+  avatar.vy = vy;
+  avatar.grounded = grounded;
+
+  velocity[0] = movedX / dt;
+  velocity[1] = totalY / dt;
+  velocity[2] = movedZ / dt;
+  world.setLinearVelocity(avatar.handle, velocity);
+}

@@ -1,0 +1,48 @@
+import type { World } from "../engine/index.ts";
+
+const buf = new Float64Array(13);
+const words = new Uint32Array(buf.buffer);
+
+/**
+ * 32-bit FNV-1a hash (8 hex chars) of one body's exact state: position, rotation, linear and angular
+ * velocity and the sleeping flag. Replays store these per body in keyframes so a verifier can name the
+ * bodies that differ, where the engine's world hash only says that something does.
+ */
+export function bodyHashAt(world: World, slot: number): string {
+  const b = world.bodies;
+  const s3 = slot * 3;
+  const s4 = slot * 4;
+  buf[0] = b.pos[s3];
+  buf[1] = b.pos[s3 + 1];
+  buf[2] = b.pos[s3 + 2];
+  buf[3] = b.rot[s4];
+  buf[4] = b.rot[s4 + 1];
+  buf[5] = b.rot[s4 + 2];
+  buf[6] = b.rot[s4 + 3];
+  buf[7] = b.vel[s3];
+  buf[8] = b.vel[s3 + 1];
+  buf[9] = b.vel[s3 + 2];
+  buf[10] = b.angVel[s3];
+  buf[11] = b.angVel[s3 + 1];
+  buf[12] = b.angVel[s3 + 2];
+  let h = 0x811c9dc5 | 0;
+  for (let k = 0; k < 26; k++) h = Math.imul(h ^ words[k], 0x01000193);
+  h = Math.imul(h ^ b.sleeping[slot], 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/** One keyframe entry: body id, its hash, and its position rounded to 0.1 mm (for humans). */
+export type BodyDigest = [id: string, hash: string, x: number, y: number, z: number];
+
+/** Digest of every live body in slot order. */
+export function bodyDigests(world: World): BodyDigest[] {
+  const b = world.bodies;
+  const out: BodyDigest[] = [];
+  const r = (v: number) => Math.round(v * 1e4) / 1e4;
+  for (let s = 0; s < b.slotCount; s++) {
+    if (b.alive[s] === 0) continue;
+    const s3 = s * 3;
+    out.push([b.ids[s]!, bodyHashAt(world, s), r(b.pos[s3]), r(b.pos[s3 + 1]), r(b.pos[s3 + 2])]);
+  }
+  return out;
+}

@@ -1,0 +1,13 @@
+/** The deterministic room simulation shared by the server room, the replay verifier and the client. */
+export { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot } from "./avatar.ts";
+export { type BodyDigest, bodyDigests, bodyHashAt } from "./body-hash.ts";
+export { ROOM_SETTING_KEYS, type RoomSettings, type RoomSettingsPatch, type SimInput } from "./inputs.ts";
+export {
+  DEFAULT_SIM_OPTIONS,
+  IMPULSE_POINT_SLACK,
+  pointNearBody,
+  RoomSim,
+  SIM_VERSION,
+  type SimOptions,
+  type StepResult,
+} from "./room-sim.ts";

@@ -1,0 +1,303 @@
+import { BODY_DEFAULTS, type BodyDef, type Vec3Tuple, type WorldSettingsPatch, World } from "../engine/index.ts";
+import type { Scenario } from "../scenarios/index.ts";
+import { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
+import type { RoomSettings, RoomSettingsPatch, SimInput } from "./inputs.ts";
+
+/**
+ * Version of the room simulation rules (avatar controller, spawn placement, input semantics). Replays
+ * record it next to ENGINE_VERSION; bump it whenever a change here alters results.
+ */
+export const SIM_VERSION = "1";
+
+export interface SimOptions {
+  /** Spawns are ignored once the world holds this many bodies (avatars always get in). */
+  maxBodies: number;
+}
+
+export const DEFAULT_SIM_OPTIONS: Readonly<SimOptions> = Object.freeze({ maxBodies: 5000 });
+
+/** Spawned bodies appear this far beyond the avatar's side, and this high above its centre, metres. */
+const SPAWN_GAP = 0.2;
+const SPAWN_LIFT = 0.5;
+const scratch: Vec3Tuple = [0, 0, 0];
+
+export interface StepResult {
+  /** The tick just computed (1 for the first step). */
+  tick: number;
+  /** Inputs applied at the start of this tick, in order. */
+  applied: SimInput[];
+  /** world.stateHash() after the step. */
+  hash: string;
+}
+
+/**
+ * The deterministic core of a room: a world built from a scenario, avatars and the inputs that drive
+ * them. The state after tick N is a pure function of (scenario, options, inputs with their ticks): no
+ * clock, no randomness, every iteration in insertion/slot order. The server room, the replay verifier
+ * and (later) the browser's prediction all run this same class.
+ */
+export class RoomSim {
+  world!: World;
+  scenario!: Scenario;
+  readonly options: SimOptions;
+  /** Ticks since the room started (continues across scenario loads; the world's own tick restarts). */
+  tick = 0;
+  /** Bumped whenever a scenario is (re)loaded and every body handle changes. */
+  worldGeneration = 0;
+  /** Avatars in join order. */
+  readonly avatars: Avatar[] = [];
+  private pending: SimInput[] = [];
+  private spawnCounter = 0;
+  /** Each body's own friction and restitution, for lifting a room-level override. */
+  private materials = new Map<string, [number, number]>();
+  private frictionOverride: number | null = null;
+  private restitutionOverride: number | null = null;
+
+  constructor(scenario: Scenario, options: Partial<SimOptions> = {}) {
+    this.options = { ...DEFAULT_SIM_OPTIONS, ...options };
+    this.loadScenario(scenario);
+  }
+
+  /** Queues an input for the start of the next tick (arrival order is kept). */
+  enqueue(input: SimInput): void {
+    this.pending.push(input);
+  }
+
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Applies the queued inputs, moves the avatars, steps the world. */
+  step(): StepResult {
+    const applied = this.pending;
+    this.pending = [];
+    for (const input of applied) this.apply(input);
+    for (const avatar of this.avatars) {
+      if (this.world.getPosition(avatar.handle, scratch)[1] < AVATAR.respawnBelowY) this.respawn(avatar);
+      updateAvatar(this.world, avatar);
+    }
+    this.world.step();
+    // The engine removes bodies that leave the bounds or go non-finite; an avatar comes back.
+    for (const removed of this.world.removedLastStep) {
+      const avatar = this.avatars.find((a) => a.handle === removed.handle);
+      if (avatar) this.createAvatarBody(avatar);
+    }
+    this.tick++;
+    return { tick: this.tick, applied, hash: this.world.stateHash() };
+  }
+
+  avatarOf(session: string): Avatar | undefined {
+    return this.avatars.find((a) => a.session === session);
+  }
+
+  /** Effective values of the live knobs. */
+  roomSettings(): RoomSettings {
+    const s = this.world.settings;
+    return {
+      velocityIterations: s.velocityIterations,
+      gravity: [...s.gravity] as Vec3Tuple,
+      friction: this.frictionOverride,
+      restitution: this.restitutionOverride,
+      slop: s.positionCorrection.slop,
+      percent: s.positionCorrection.percent,
+      method: s.positionCorrection.method,
+      ccd: s.ccd,
+      sleep: s.sleep,
+      warmStarting: s.warmStarting,
+    };
+  }
+
+  // ---------------------------------------------------------------- inputs
+
+  private apply(input: SimInput): void {
+    switch (input.type) {
+      case "join":
+        this.join(input.session);
+        return;
+      case "leave":
+        this.leave(input.session);
+        return;
+      case "move": {
+        const avatar = this.avatarOf(input.session);
+        if (!avatar) return;
+        const [vx, vz] = clampPlanar(input.vx, input.vz);
+        avatar.vx = vx;
+        avatar.vz = vz;
+        if (input.jump === true) avatar.jumpRequested = true;
+        const speed = Math.sqrt(vx * vx + vz * vz);
+        if (speed > 1e-6) {
+          avatar.facingX = vx / speed;
+          avatar.facingZ = vz / speed;
+        }
+        return;
+      }
+      case "spawn":
+        this.spawn(input);
+        return;
+      case "impulse":
+        this.impulse(input);
+        return;
+      case "settings":
+        this.applySettings(input.patch);
+        return;
+      case "load":
+        this.loadScenario(input.scenario);
+        return;
+    }
+  }
+
+  private join(session: string): void {
+    if (this.avatarOf(session)) return;
+    const avatar: Avatar = {
+      session,
+      bodyId: avatarBodyId(session),
+      handle: -1,
+      vx: 0,
+      vz: 0,
+      vy: 0,
+      jumpRequested: false,
+      grounded: false,
+      facingX: 1,
+      facingZ: 0,
+    };
+    if (!this.createAvatarBody(avatar)) return;
+    this.avatars.push(avatar);
+  }
+
+  private createAvatarBody(avatar: Avatar): boolean {
+    if (this.world.handleOf(avatar.bodyId) >= 0) return false;
+    avatar.handle = this.createBody({
+      id: avatar.bodyId,
+      type: "kinematic",
+      shape: { type: "box", halfExtents: [...AVATAR.halfExtents] },
+      position: findSpawnSpot(this.world),
+    });
+    avatar.vy = 0;
+    avatar.grounded = false;
+    return true;
+  }
+
+  private respawn(avatar: Avatar): void {
+    this.world.removeBody(avatar.handle);
+    this.createAvatarBody(avatar);
+  }
+
+  private leave(session: string): void {
+    const i = this.avatars.findIndex((a) => a.session === session);
+    if (i < 0) return;
+    this.world.removeBody(this.avatars[i].handle);
+    this.materials.delete(this.avatars[i].bodyId);
+    this.avatars.splice(i, 1);
+  }
+
+  private spawn(input: Extract<SimInput, { type: "spawn" }>): void {
+    const avatar = this.avatarOf(input.session);
+    if (!avatar || this.world.bodyCount >= this.options.maxBodies) return;
+    let id: string;
+    do id = `s${++this.spawnCounter}`;
+    while (this.world.handleOf(id) >= 0);
+    const p = this.world.getPosition(avatar.handle);
+    const reach = AVATAR.halfExtents[0] + input.size + SPAWN_GAP;
+    const size = input.size;
+    this.createBody({
+      id,
+      type: "dynamic",
+      shape: input.shape === "sphere" ? { type: "sphere", radius: size } : { type: "box", halfExtents: [size, size, size] },
+      position: [p[0] + avatar.facingX * reach, p[1] + SPAWN_LIFT, p[2] + avatar.facingZ * reach],
+      linearVelocity: input.velocity ? [...input.velocity] : undefined,
+      density: BODY_DEFAULTS.density,
+    });
+  }
+
+  private impulse(input: Extract<SimInput, { type: "impulse" }>): void {
+    const handle = this.world.handleOf(input.bodyId);
+    if (handle < 0 || this.world.getType(handle) !== "dynamic") return;
+    if (input.point && !pointNearBody(this.world, handle, input.point)) return;
+    this.world.applyImpulse(handle, input.impulse, input.point);
+  }
+
+  // ---------------------------------------------------------------- world
+
+  /** Creates a body with the room's material override applied; remembers its own material. */
+  private createBody(def: BodyDef): number {
+    this.materials.set(def.id, [def.friction ?? BODY_DEFAULTS.friction, def.restitution ?? BODY_DEFAULTS.restitution]);
+    const withOverride: BodyDef = { ...def };
+    if (this.frictionOverride !== null) withOverride.friction = this.frictionOverride;
+    if (this.restitutionOverride !== null) withOverride.restitution = this.restitutionOverride;
+    if (withOverride.linearVelocity === undefined) delete withOverride.linearVelocity;
+    return this.world.createBody(withOverride);
+  }
+
+  /**
+   * (Re)builds the world from a scenario: engine settings come from the scenario alone (room overrides
+   * are dropped), and every current player gets a fresh avatar in join order.
+   */
+  private loadScenario(scenario: Scenario): void {
+    this.scenario = scenario;
+    this.world = new World(scenario.world ?? {});
+    this.worldGeneration++;
+    this.materials.clear();
+    this.frictionOverride = null;
+    this.restitutionOverride = null;
+    for (const def of scenario.bodies) this.createBody(def);
+    for (const avatar of this.avatars) this.createAvatarBody(avatar);
+  }
+
+  private applySettings(patch: RoomSettingsPatch): void {
+    const w: WorldSettingsPatch = {};
+    if (patch.velocityIterations !== undefined) w.velocityIterations = patch.velocityIterations;
+    if (patch.gravity !== undefined) w.gravity = [...patch.gravity];
+    if (patch.ccd !== undefined) w.ccd = patch.ccd;
+    if (patch.sleep !== undefined) w.sleep = patch.sleep;
+    if (patch.warmStarting !== undefined) w.warmStarting = patch.warmStarting;
+    if (patch.slop !== undefined || patch.percent !== undefined || patch.method !== undefined) {
+      w.positionCorrection = {};
+      if (patch.slop !== undefined) w.positionCorrection.slop = patch.slop;
+      if (patch.percent !== undefined) w.positionCorrection.percent = patch.percent;
+      if (patch.method !== undefined) w.positionCorrection.method = patch.method;
+    }
+    this.world.updateSettings(w);
+    let materials = false;
+    if (patch.friction !== undefined) {
+      this.frictionOverride = patch.friction;
+      materials = true;
+    }
+    if (patch.restitution !== undefined) {
+      this.restitutionOverride = patch.restitution;
+      materials = true;
+    }
+    if (materials) this.applyMaterials();
+  }
+
+  /**
+   * Writes the effective friction/restitution of every body into the engine's body store. The public
+   * World API has no per-body material setter; `world.bodies` is its documented SoA store and the
+   * solver reads these arrays when it prepares contacts each step.
+   */
+  private applyMaterials(): void {
+    const b = this.world.bodies;
+    for (let s = 0; s < b.slotCount; s++) {
+      if (b.alive[s] === 0) continue;
+      const own = this.materials.get(b.ids[s]!) ?? [BODY_DEFAULTS.friction, BODY_DEFAULTS.restitution];
+      b.friction[s] = this.frictionOverride ?? own[0];
+      b.restitution[s] = this.restitutionOverride ?? own[1];
+    }
+    this.world.wakeAll();
+  }
+}
+
+/** An impulse's point must lie within the body's bounding radius plus this, metres. */
+export const IMPULSE_POINT_SLACK = 0.5;
+
+/** True if `point` lies within the body's bounding radius plus the message slack. */
+export function pointNearBody(world: World, handle: number, point: readonly number[]): boolean {
+  const slot = world.bodies.resolve(handle);
+  if (slot < 0) return false;
+  const b = world.bodies;
+  const dx = point[0] - b.pos[slot * 3];
+  const dy = point[1] - b.pos[slot * 3 + 1];
+  const dz = point[2] - b.pos[slot * 3 + 2];
+  const r = b.boundRadius[slot] + IMPULSE_POINT_SLACK;
+  return dx * dx + dy * dy + dz * dz <= r * r;
+}
+
