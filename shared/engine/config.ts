@@ -68,6 +68,8 @@ export const BODY_DEFAULTS = Object.freeze({
 export const ENGINE_CONSTANTS = Object.freeze({
   /** Contacts are kept (speculatively) while the gap is below this, metres (Box2D: 4 x slop). */
   speculativeDistance: 0.02,
+  /** Contacts count as touching (island links, wake-ups) at or below this separation, metres. */
+  touchDistance: 0.005,
   /** Broad-phase AABB margin, metres: pairs are found a little before they touch. */
   aabbMargin: 0.02,
   /** A manifold is reused while the pair's relative pose moved less than this, metres. */

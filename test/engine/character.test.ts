@@ -14,7 +14,8 @@ function wall(id: string, position: [number, number, number], half: [number, num
 function gap(w: World, other: string): number {
   const out = new ManifoldOut();
   const b = w.bodies;
-  collidePair(out, b, b.slotOfId("me"), b.slotOfId(other), 1);
+  out.margin = 1;
+  collidePair(out, b, b.slotOfId("me"), b.slotOfId(other));
   let min = Number.POSITIVE_INFINITY;
   for (let k = 0; k < out.count; k++) min = Math.min(min, out.separation[k]);
   return min;

@@ -11,7 +11,8 @@ function box(id: string, position: [number, number, number], rotation: QuatTuple
 function manifoldOf(a: BodyDef, b: BodyDef, margin = 0) {
   const w = worldWith({}, [a, b]);
   const out = new ManifoldOut();
-  collidePair(out, w.bodies, w.bodies.slotOfId(a.id), w.bodies.slotOfId(b.id), margin);
+  out.margin = margin;
+  collidePair(out, w.bodies, w.bodies.slotOfId(a.id), w.bodies.slotOfId(b.id));
   return out;
 }
 const ground: BodyDef = { id: "ground", type: "static", shape: { type: "box", halfExtents: [10, 0.5, 10] }, position: [0, -0.5, 0] };

@@ -45,7 +45,7 @@ export async function createRoom(base: string, body: unknown): Promise<string> {
   return ((await res.json()) as { roomId: string }).roomId;
 }
 
-export type TestRoom = Room<any, RoomState> & { rejected: RejectedMessage[] };
+export type TestRoom = Room<unknown, RoomState> & { rejected: RejectedMessage[] };
 
 /** Joins with a real SDK client; collects rejections; waits for the welcome message. */
 export async function joinRoom(url: string, roomId: string): Promise<TestRoom> {
@@ -66,7 +66,7 @@ export async function joinRoom(url: string, roomId: string): Promise<TestRoom> {
  * Resolves with the predicate's first truthy result, checked after every state patch the client
  * decodes (no fixed sleeps). Rejects after `timeoutMs` with `what` in the message.
  */
-export function waitForState<T>(room: Room<any, RoomState>, what: string, predicate: (state: RoomState) => T | undefined | false | null, timeoutMs = 15000): Promise<T> {
+export function waitForState<T>(room: Room<unknown, RoomState>, what: string, predicate: (state: RoomState) => T | undefined | false | null, timeoutMs = 15000): Promise<T> {
   return new Promise((resolve, reject) => {
     const first = predicate(room.state);
     if (first) return resolve(first);
@@ -85,7 +85,7 @@ export function waitForState<T>(room: Room<any, RoomState>, what: string, predic
   });
 }
 
-function onState(room: Room<any, RoomState>, fn: () => void): () => void {
+function onState(room: Room<unknown, RoomState>, fn: () => void): () => void {
   let active = true;
   room.onStateChange(() => {
     if (active) fn();
@@ -96,7 +96,7 @@ function onState(room: Room<any, RoomState>, fn: () => void): () => void {
 }
 
 /** Waits until `n` more patches arrived. */
-export async function patches(room: Room<any, RoomState>, n: number): Promise<void> {
+export async function patches(room: Room<unknown, RoomState>, n: number): Promise<void> {
   let seen = 0;
   await waitForState(room, `${n} patches`, () => ++seen > n);
 }
@@ -111,7 +111,7 @@ export function rotation(b: BodyState): number[] {
   return q;
 }
 
-export function waitForMessage<T>(room: Room<any, RoomState>, type: string, timeoutMs = 10000): Promise<T> {
+export function waitForMessage<T>(room: Room<unknown, RoomState>, type: string, timeoutMs = 10000): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out waiting for message ${type}`)), timeoutMs);
     const off = room.onMessage(type, (m: T) => {

@@ -141,4 +141,32 @@ describe("physics room over real sockets", () => {
     await waitForState(c, "two spawned bodies", (s) => s.bodies.has("s1") && s.bodies.has("s2"));
     await c.leave();
   });
+
+  it("sends nothing for sleeping and static bodies: a resting room's patch is only the clock", async () => {
+    const roomId = await createRoom(srv.url, { scenario: "fiedler-cubes" });
+    const a = await joinRoom(srv.url, roomId);
+    await waitForState(a, "all 900 cubes asleep", (s) => {
+      let n = 0;
+      for (const body of s.bodies.values()) n += body.sleeping ? 1 : 0;
+      return n === 900 && s.avatars.get(a.sessionId)?.grounded;
+    });
+    const sizes: number[] = [];
+    const ws = (a.connection as unknown as { transport: { ws: WebSocket } }).transport.ws;
+    const listener = (e: MessageEvent) => sizes.push((e.data as ArrayBuffer).byteLength);
+    ws.addEventListener("message", listener);
+    let n = 0;
+    await waitForState(a, "10 more patches", () => ++n > 10);
+    ws.removeEventListener("message", listener);
+    // tick (uint32) + time (uint32) + framing: about a dozen bytes, whatever the body count.
+    expect(sizes.length).toBeGreaterThanOrEqual(10);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
+    await a.leave();
+  });
+
+  it("lets players create rooms from built-in scenes only", async () => {
+    const room = await new Client(srv.url).create("physics", { scenario: "stack10" }, RoomState);
+    expect(room.roomId).toBeTruthy();
+    await room.leave();
+    await expect(new Client(srv.url).create("physics", { scenario: scene }, RoomState)).rejects.toThrow(/built-in/);
+  });
 });

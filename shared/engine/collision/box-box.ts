@@ -30,6 +30,8 @@ const candidates = new Float64Array(MAX_POLY * 3);
 const candidateSep = new Float64Array(MAX_POLY);
 const candidateId = new Int32Array(MAX_POLY);
 const keep = new Int32Array(MAX_MANIFOLD_POINTS);
+/** Edge-edge axis handed to edgeContact (scratch, so no doubles are passed as arguments). */
+const edgeAxis = new Float64Array(3);
 
 /** Edge axes whose cross product is shorter than this are (near) parallel edges and skipped. */
 const PARALLEL_EPSILON = 1e-6;
@@ -40,17 +42,10 @@ const ABS_EPSILON = 1e-9;
 const RELATIVE_TOLERANCE = 0.98;
 const ABSOLUTE_TOLERANCE = 0.001;
 
-/** `candidate` beats `incumbent` only by a margin, whatever their signs. */
-function clearlyBetter(candidate: number, incumbent: number): boolean {
-  return candidate > incumbent + ABSOLUTE_TOLERANCE + (1 - RELATIVE_TOLERANCE) * Math.abs(incumbent);
-}
 
-function sign(x: number): number {
-  return x < 0 ? -1 : 1;
-}
-
-export function collideBoxes(out: ManifoldOut, bodies: BodyStore, a: number, b: number, margin: number): void {
+export function collideBoxes(out: ManifoldOut, bodies: BodyStore, a: number, b: number): void {
   out.count = 0;
+  const margin = out.margin;
   const p = bodies.pos;
   const h = bodies.half;
   const a3 = a * 3;
@@ -156,41 +151,50 @@ export function collideBoxes(out: ManifoldOut, bodies: BodyStore, a: number, b: 
   }
 
   const faceSep = Math.max(faceASep, faceBSep);
-  if (edgeI >= 0 && clearlyBetter(edgeSep, faceSep)) {
-    edgeContact(out, bodies, a, b, edgeI, edgeJ, ex, ey, ez, margin);
+  // Each candidate must beat the incumbent by a margin, whatever the signs (inlined: see rotateVec).
+  if (edgeI >= 0 && edgeSep > faceSep + ABSOLUTE_TOLERANCE + (1 - RELATIVE_TOLERANCE) * Math.abs(faceSep)) {
+    edgeAxis[0] = ex;
+    edgeAxis[1] = ey;
+    edgeAxis[2] = ez;
+    edgeContact(out, bodies, a, b, edgeI, edgeJ);
     return;
   }
-  if (clearlyBetter(faceBSep, faceASep)) {
+  if (faceBSep > faceASep + ABSOLUTE_TOLERANCE + (1 - RELATIVE_TOLERANCE) * Math.abs(faceASep)) {
     // Reference face on B: express A in B's frame (C' = Cᵀ, t' = -Cᵀ t).
     for (let i = 0; i < 3; i++) {
       for (let j = 0; j < 3; j++) refC[i * 3 + j] = C[j * 3 + i];
     }
     for (let j = 0; j < 3; j++) refT[j] = -(C[j] * T[0] + C[3 + j] * T[1] + C[6 + j] * T[2]);
-    faceContact(out, p, b3, RB, hB0, hB1, hB2, hA0, hA1, hA2, faceBAxis, margin, true);
+    faceContact(out, p, h, b3, a3, RB, faceBAxis, true);
   } else {
     refC.set(C);
     refT.set(T);
-    faceContact(out, p, a3, RA, hA0, hA1, hA2, hB0, hB1, hB2, faceAAxis, margin, false);
+    faceContact(out, p, h, a3, b3, RA, faceAAxis, false);
   }
 }
 
-/** Clips the incident box's face against reference face `axis` (in the reference frame, refC/refT). */
+/**
+ * Clips the incident box's face against reference face `axis` (in the reference frame, refC/refT).
+ * `r3`/`i3` index the reference and incident boxes in the position and half-extent arrays.
+ */
 function faceContact(
   out: ManifoldOut,
   p: Float64Array,
+  h: Float64Array,
   r3: number,
+  i3: number,
   R: Float64Array,
-  hR0: number,
-  hR1: number,
-  hR2: number,
-  hI0: number,
-  hI1: number,
-  hI2: number,
   axis: number,
-  margin: number,
   referenceIsB: boolean,
 ): void {
-  const s = sign(refT[axis]);
+  const margin = out.margin;
+  const hR0 = h[r3];
+  const hR1 = h[r3 + 1];
+  const hR2 = h[r3 + 2];
+  const hI0 = h[i3];
+  const hI1 = h[i3 + 1];
+  const hI2 = h[i3 + 2];
+  const s = refT[axis] < 0 ? -1 : 1;
   const hRAxis = axis === 0 ? hR0 : axis === 1 ? hR1 : hR2;
   // Incident face: the incident box's face most anti-parallel to the reference normal.
   let l = 0;
@@ -238,15 +242,13 @@ function faceContact(
   // Side planes of the reference face: the two other axes, + and - each.
   const a1 = (axis + 1) % 3;
   const a2 = (axis + 2) % 3;
-  const h1 = a1 === 0 ? hR0 : a1 === 1 ? hR1 : hR2;
-  const h2 = a2 === 0 ? hR0 : a2 === 1 ? hR1 : hR2;
-  n = clip(n, a1, 1, h1, 0, polyIn, idIn, edgeIn, polyOut, idOut, edgeOut);
+  n = clip(n, a1, 1, h, r3 + a1, 0, polyIn, idIn, edgeIn, polyOut, idOut, edgeOut);
   if (n === 0) return;
-  n = clip(n, a1, -1, h1, 1, polyOut, idOut, edgeOut, polyIn, idIn, edgeIn);
+  n = clip(n, a1, -1, h, r3 + a1, 1, polyOut, idOut, edgeOut, polyIn, idIn, edgeIn);
   if (n === 0) return;
-  n = clip(n, a2, 1, h2, 2, polyIn, idIn, edgeIn, polyOut, idOut, edgeOut);
+  n = clip(n, a2, 1, h, r3 + a2, 2, polyIn, idIn, edgeIn, polyOut, idOut, edgeOut);
   if (n === 0) return;
-  n = clip(n, a2, -1, h2, 3, polyOut, idOut, edgeOut, polyIn, idIn, edgeIn);
+  n = clip(n, a2, -1, h, r3 + a2, 3, polyOut, idOut, edgeOut, polyIn, idIn, edgeIn);
   if (n === 0) return;
 
   // Keep points no farther above the reference face than the margin.
@@ -307,7 +309,7 @@ function faceContact(
 }
 
 /**
- * One Sutherland-Hodgman pass against the plane dir * x[axis] <= limit. Ids: original incident vertices
+ * One Sutherland-Hodgman pass against the plane dir * x[axis] <= half[limitIndex]. Ids: original incident vertices
  * keep 0..3; a point where polygon edge e (0..3 incident edges, 4..7 earlier clip planes) crosses plane
  * `plane` gets 16 + e * 4 + plane, so the same geometric feature keeps the same id every tick.
  */
@@ -315,7 +317,8 @@ function clip(
   n: number,
   axis: number,
   dir: number,
-  limit: number,
+  half: Float64Array,
+  limitIndex: number,
   plane: number,
   src: Float64Array,
   srcId: Int32Array,
@@ -324,6 +327,7 @@ function clip(
   dstId: Int32Array,
   dstEdge: Int32Array,
 ): number {
+  const limit = half[limitIndex];
   let m = 0;
   for (let k = 0; k < n; k++) {
     const q = k + 1 === n ? 0 : k + 1;
@@ -428,14 +432,14 @@ function edgeContact(
   b: number,
   i: number,
   j: number,
-  lx: number,
-  ly: number,
-  lz: number,
-  margin: number,
 ): void {
   const h = bodies.half;
   const a3 = a * 3;
   const b3 = b * 3;
+  const margin = out.margin;
+  let lx = edgeAxis[0];
+  let ly = edgeAxis[1];
+  let lz = edgeAxis[2];
   // Orient the axis from A towards B.
   if (lx * T[0] + ly * T[1] + lz * T[2] < 0) {
     lx = -lx;
@@ -450,7 +454,7 @@ function edgeContact(
   let bit = 0;
   for (let k = 0; k < 3; k++) {
     if (k === i) continue;
-    const sg = sign(k === 0 ? lx : k === 1 ? ly : lz);
+    const sg = (k === 0 ? lx : k === 1 ? ly : lz) < 0 ? -1 : 1;
     const v = sg * h[a3 + k];
     if (k === 0) pax = v;
     else if (k === 1) pay = v;
@@ -467,7 +471,7 @@ function edgeContact(
   for (let k = 0; k < 3; k++) {
     if (k === j) continue;
     const ck = lx * C[k] + ly * C[3 + k] + lz * C[6 + k];
-    const sg = -sign(ck);
+    const sg = ck < 0 ? 1 : -1;
     const v = sg * h[b3 + k];
     pbx += v * C[k];
     pby += v * C[3 + k];

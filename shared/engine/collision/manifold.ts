@@ -11,6 +11,8 @@ export const MAX_MANIFOLD_POINTS = 4;
  * (pointB - pointA) · normal, negative when penetrating; `normal` points from A to B.
  */
 export class ManifoldOut {
+  /** Input: report points with a gap up to this many metres (speculative contacts). */
+  margin = 0;
   count = 0;
   readonly normal = new Float64Array(3);
   readonly pointA = new Float64Array(3 * MAX_MANIFOLD_POINTS);

@@ -4,17 +4,17 @@ import type { ManifoldOut } from "./manifold.ts";
 import { collideSphereBox } from "./sphere-box.ts";
 import { collideSpheres } from "./sphere-sphere.ts";
 
-/** Contact manifold between bodies a and b (normal from a to b) for gaps up to `margin`. */
-export function collidePair(out: ManifoldOut, bodies: BodyStore, a: number, b: number, margin: number): void {
+/** Contact manifold between bodies a and b (normal from a to b) for gaps up to `out.margin`. */
+export function collidePair(out: ManifoldOut, bodies: BodyStore, a: number, b: number): void {
   const sa = bodies.shape[a];
   const sb = bodies.shape[b];
   if (sa === SPHERE) {
-    if (sb === SPHERE) collideSpheres(out, bodies, a, b, margin);
-    else collideSphereBox(out, bodies, a, b, margin);
+    if (sb === SPHERE) collideSpheres(out, bodies, a, b);
+    else collideSphereBox(out, bodies, a, b);
   } else if (sb === SPHERE) {
-    collideSphereBox(out, bodies, b, a, margin);
+    collideSphereBox(out, bodies, b, a);
     out.flip();
   } else {
-    collideBoxes(out, bodies, a, b, margin);
+    collideBoxes(out, bodies, a, b);
   }
 }

@@ -1,5 +1,5 @@
 import { type BodyStore, SPHERE } from "../dynamics/body-store.ts";
-import { inverseRotateInto, rotateInto } from "../math/quat.ts";
+import { inverseRotateVec, rotateVec } from "../math/quat.ts";
 
 const o = new Float64Array(3);
 const d = new Float64Array(3);
@@ -52,8 +52,14 @@ export function raycastBody(
     return true;
   }
   const q4 = slot * 4;
-  inverseRotateInto(o, 0, bodies.rot, q4, ox - px, oy - py, oz - pz);
-  inverseRotateInto(d, 0, bodies.rot, q4, dx, dy, dz);
+  o[0] = ox - px;
+  o[1] = oy - py;
+  o[2] = oz - pz;
+  inverseRotateVec(o, 0, bodies.rot, q4, o, 0);
+  d[0] = dx;
+  d[1] = dy;
+  d[2] = dz;
+  inverseRotateVec(d, 0, bodies.rot, q4, d, 0);
   let tmin = 0;
   let tmax = maxT;
   let axis = -1;
@@ -89,7 +95,7 @@ export function raycastBody(
   }
   n[0] = n[1] = n[2] = 0;
   n[axis] = d[axis] > 0 ? -1 : 1;
-  rotateInto(n, 0, bodies.rot, q4, n[0], n[1], n[2]);
+  rotateVec(n, 0, bodies.rot, q4, n, 0);
   out[0] = tmin;
   out[1] = n[0];
   out[2] = n[1];

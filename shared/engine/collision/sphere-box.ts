@@ -1,5 +1,5 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
-import { inverseRotateInto, rotateInto } from "../math/quat.ts";
+import { inverseRotateVec, rotateVec } from "../math/quat.ts";
 import { type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "./manifold.ts";
 
 const local = new Float64Array(3);
@@ -10,8 +10,9 @@ const world = new Float64Array(3);
  * pushed out through the nearest face with the true depth, radius + distance to that face
  * (physics.md reported only the radius there).
  */
-export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number, b: number, margin: number): void {
+export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number, b: number): void {
   out.count = 0;
+  const margin = out.margin;
   const p = bodies.pos;
   const s3 = s * 3;
   const b3 = b * 3;
@@ -19,7 +20,10 @@ export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number,
   const hx = bodies.half[b3];
   const hy = bodies.half[b3 + 1];
   const hz = bodies.half[b3 + 2];
-  inverseRotateInto(local, 0, bodies.rot, b * 4, p[s3] - p[b3], p[s3 + 1] - p[b3 + 1], p[s3 + 2] - p[b3 + 2]);
+  local[0] = p[s3] - p[b3];
+  local[1] = p[s3 + 1] - p[b3 + 1];
+  local[2] = p[s3 + 2] - p[b3 + 2];
+  inverseRotateVec(local, 0, bodies.rot, b * 4, local, 0);
   const cx = local[0];
   const cy = local[1];
   const cz = local[2];
@@ -70,15 +74,24 @@ export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number,
   // Box-local normal points box -> sphere; the manifold's normal points sphere -> box.
   const q = bodies.rot;
   const b4 = b * 4;
-  rotateInto(world, 0, q, b4, nx, ny, nz);
+  world[0] = nx;
+  world[1] = ny;
+  world[2] = nz;
+  rotateVec(world, 0, q, b4, world, 0);
   out.normal[0] = -world[0];
   out.normal[1] = -world[1];
   out.normal[2] = -world[2];
-  rotateInto(world, 0, q, b4, bx, by, bz);
+  world[0] = bx;
+  world[1] = by;
+  world[2] = bz;
+  rotateVec(world, 0, q, b4, world, 0);
   out.pointB[0] = p[b3] + world[0];
   out.pointB[1] = p[b3 + 1] + world[1];
   out.pointB[2] = p[b3 + 2] + world[2];
-  rotateInto(world, 0, q, b4, cx - nx * r, cy - ny * r, cz - nz * r);
+  world[0] = cx - nx * r;
+  world[1] = cy - ny * r;
+  world[2] = cz - nz * r;
+  rotateVec(world, 0, q, b4, world, 0);
   out.pointA[0] = p[b3] + world[0];
   out.pointA[1] = p[b3 + 1] + world[1];
   out.pointA[2] = p[b3 + 2] + world[2];

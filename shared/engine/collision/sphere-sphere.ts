@@ -1,9 +1,10 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
 import { type ManifoldOut, NORMAL_OF_NEITHER } from "./manifold.ts";
 
-/** Sphere A against sphere B. Produces one point when the gap is at most `margin`. */
-export function collideSpheres(out: ManifoldOut, bodies: BodyStore, a: number, b: number, margin: number): void {
+/** Sphere A against sphere B. Produces one point when the gap is at most `out.margin`. */
+export function collideSpheres(out: ManifoldOut, bodies: BodyStore, a: number, b: number): void {
   out.count = 0;
+  const margin = out.margin;
   const p = bodies.pos;
   const a3 = a * 3;
   const b3 = b * 3;

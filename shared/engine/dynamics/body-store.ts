@@ -1,4 +1,4 @@
-import { BODY_DEFAULTS } from "../config.ts";
+import { BODY_DEFAULTS, ENGINE_CONSTANTS } from "../config.ts";
 import { matrixFromQuat, normalizeQuatAt } from "../math/quat.ts";
 import type { BodyDef } from "../types.ts";
 
@@ -71,6 +71,8 @@ export class BodyStore {
   sleepNext = new Int32Array(0);
   islandHead = new Int32Array(0);
 
+  /** Broad-phase margin added around every AABB, metres. */
+  aabbMargin: number = ENGINE_CONSTANTS.aabbMargin;
   /** World AABB min xyz, max xyz (with margins, see broad phase). */
   aabb = new Float64Array(0);
   /** Kinematic body already moved this tick by moveCharacter/moveKinematic (skip its integration). */
@@ -281,7 +283,19 @@ export class BodyStore {
   }
 
   /** Recomputes the world AABB of a body from its pose, expanded by `margin` on every side. */
-  updateAabb(slot: number, margin: number): void {
+  updateAabbWithMargin(slot: number, margin: number): void {
+    const keep = this.aabbMargin;
+    this.aabbMargin = margin;
+    this.updateAabb(slot);
+    this.aabbMargin = keep;
+  }
+
+  /**
+   * Recomputes the world AABB of a body from its pose, expanded by `aabbMargin` on every side. The
+   * margin is a field, not an argument: V8 boxes doubles passed to calls it does not inline.
+   */
+  updateAabb(slot: number): void {
+    const margin = this.aabbMargin;
     const s3 = slot * 3;
     const s6 = slot * 6;
     const px = this.pos[s3];

@@ -63,27 +63,39 @@ export interface SolverSettings {
   restitutionThreshold: number;
 }
 
-/** Box2D's soft constraint coefficients for a spring of `hertz` with `zeta` damping over step h. */
-function soft(hertz: number, zeta: number, h: number, out: Float64Array, o: number): void {
+/**
+ * Box2D's soft constraint coefficients for a spring of `scale` × contactHertz with the damping ratio over
+ * the sub-step h: out = [bias rate, mass scale, impulse scale]. Reads its scalars from `s` (no boxed
+ * double arguments in the step).
+ */
+function soft(s: SolverSettings, scale: number, out: Float64Array): void {
+  const hertz = scale * Math.min(s.contactHertz, 0.25 / s.h);
   if (hertz === 0) {
-    out[o] = 0;
-    out[o + 1] = 1;
-    out[o + 2] = 0;
+    out[0] = 0;
+    out[1] = 1;
+    out[2] = 0;
     return;
   }
+  const zeta = s.dampingRatio;
+  const h = s.h;
   const omega = 2 * Math.PI * hertz;
   const a1 = 2 * zeta + h * omega;
   const a2 = h * omega * a1;
   const a3 = 1 / (1 + a2);
-  out[o] = omega / a1; // bias rate
-  out[o + 1] = a2 * a3; // mass scale
-  out[o + 2] = a3; // impulse scale
+  out[0] = omega / a1; // bias rate
+  out[1] = a2 * a3; // mass scale
+  out[2] = a3; // impulse scale
 }
 
 const softDynamic = new Float64Array(3);
 const softStatic = new Float64Array(3);
 
 export class ContactSolver {
+  /** Sub-step length and the other scalars of the current step: fields, not arguments, so no boxing. */
+  h = 0;
+  restitutionThreshold = 1;
+  projectionSlop = 0;
+  projectionPercent = 0;
   cs = new Float64Array(CS * 64);
   /** Per constraint: solver index of A, of B, point count, contact index. */
   ints = new Int32Array(4 * 64);
@@ -107,9 +119,10 @@ export class ContactSolver {
     this.ensure(contacts.count);
     this.maxPush = s.maxPushVelocity;
     this.slop = s.slop;
-    const hertz = Math.min(s.contactHertz, 0.25 / s.h);
-    soft(hertz, s.dampingRatio, s.h, softDynamic, 0);
-    soft(2 * hertz, s.dampingRatio, s.h, softStatic, 0);
+    this.h = s.h;
+    this.restitutionThreshold = s.restitutionThreshold;
+    soft(s, 1, softDynamic);
+    soft(s, 2, softStatic);
     const cs = this.cs;
     const ints = this.ints;
     const vel = sb.vel;
@@ -444,7 +457,8 @@ export class ContactSolver {
    * rows, so non-penetration has the last word. `useBias` adds the soft position bias; speculative
    * points (positive separation) always allow closing the gap within the sub-step.
    */
-  solve(sb: SolverBodies, h: number, useBias: boolean): void {
+  solve(sb: SolverBodies, useBias: boolean): void {
+    const h = this.h;
     const cs = this.cs;
     const ints = this.ints;
     const vel = sb.vel;
@@ -633,7 +647,8 @@ export class ContactSolver {
    * Restitution once after the sub-steps (Box2D v3): points that closed faster than the threshold and
    * carried load get a bounce target of -e times their pre-solve normal velocity.
    */
-  applyRestitution(sb: SolverBodies, threshold: number): void {
+  applyRestitution(sb: SolverBodies): void {
+    const threshold = this.restitutionThreshold;
     const cs = this.cs;
     const ints = this.ints;
     const vel = sb.vel;
@@ -687,7 +702,9 @@ export class ContactSolver {
    * the slop is pushed apart by `percent`, split by inverse mass along the normal; static partners never
    * move and pairs whose inverse masses sum to zero are skipped. Linear only, as in the seeds.
    */
-  projectPositions(sb: SolverBodies, bodies: BodyStore, slop: number, percent: number): void {
+  projectPositions(sb: SolverBodies, bodies: BodyStore): void {
+    const slop = this.projectionSlop;
+    const percent = this.projectionPercent;
     const cs = this.cs;
     const ints = this.ints;
     const delta = sb.delta;

@@ -1,5 +1,6 @@
 import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "../collision/manifold.ts";
-import { inverseRotateInto as inverseRotate, rotateInto as rotate } from "../math/quat.ts";
+import { ENGINE_CONSTANTS } from "../config.ts";
+import { inverseRotateVec, rotateVec } from "../math/quat.ts";
 import type { BodyStore } from "./body-store.ts";
 
 /** Per point: localA xyz, localB xyz, separation, normal impulse, world midpoint xyz, spare. */
@@ -191,7 +192,8 @@ export class ContactStore {
    * Stores a fresh narrow-phase result in contact c. Points whose feature id matches a point of the
    * previous manifold inherit its accumulated normal impulse (warm starting).
    */
-  storeManifold(c: number, out: ManifoldOut, bodies: BodyStore, touchDistance: number, margin: number): void {
+  storeManifold(c: number, out: ManifoldOut, bodies: BodyStore): void {
+    const touchDistance = ENGINE_CONSTANTS.touchDistance;
     const base = c * CONTACT_POINTS;
     const idBase = c * MAX_MANIFOLD_POINTS;
     const oldCount = this.pointCount[c];
@@ -226,8 +228,14 @@ export class ContactStore {
       const bx = out.pointB[k3];
       const by = out.pointB[k3 + 1];
       const bz = out.pointB[k3 + 2];
-      inverseRotate(pts, o + P_LOCAL_A, rot, a4, ax - pos[a3], ay - pos[a3 + 1], az - pos[a3 + 2]);
-      inverseRotate(pts, o + P_LOCAL_B, rot, b4, bx - pos[b3], by - pos[b3 + 1], bz - pos[b3 + 2]);
+      pts[o + P_LOCAL_A] = ax - pos[a3];
+      pts[o + P_LOCAL_A + 1] = ay - pos[a3 + 1];
+      pts[o + P_LOCAL_A + 2] = az - pos[a3 + 2];
+      inverseRotateVec(pts, o + P_LOCAL_A, rot, a4, pts, o + P_LOCAL_A);
+      pts[o + P_LOCAL_B] = bx - pos[b3];
+      pts[o + P_LOCAL_B + 1] = by - pos[b3 + 1];
+      pts[o + P_LOCAL_B + 2] = bz - pos[b3 + 2];
+      inverseRotateVec(pts, o + P_LOCAL_B, rot, b4, pts, o + P_LOCAL_B);
       const sep = out.separation[k];
       pts[o + P_SEPARATION] = sep;
       pts[o + P_IMPULSE] = impulse;
@@ -245,7 +253,7 @@ export class ContactStore {
     // The normal is kept in the frame of the body whose face defines it, so a recycled manifold turns it
     // with that body (a box rocking on an edge must not drag the ground's normal along).
     const ofB = out.normalOwner === NORMAL_OF_B;
-    inverseRotate(this.localNormal, n3, rot, ofB ? b4 : a4, out.normal[0], out.normal[1], out.normal[2]);
+    inverseRotateVec(this.localNormal, n3, rot, ofB ? b4 : a4, out.normal, 0);
     if (oldCount === 0 || out.count === 0) {
       const f = c * 4;
       this.friction[f] = this.friction[f + 1] = this.friction[f + 2] = this.friction[f + 3] = 0;
@@ -254,21 +262,23 @@ export class ContactStore {
     if (out.normalOwner !== NORMAL_OF_NEITHER || out.count === 0) {
       flags |= FLAG_RECYCLABLE;
       relativePose(this.buildPose, c * 8, bodies, a, b);
-      this.buildPose[c * 8 + 7] = margin;
+      this.buildPose[c * 8 + 7] = out.margin;
     }
     this.flags[c] = flags;
   }
 
   /**
    * Reuses contact c's manifold if the pair's relative pose moved less than the thresholds since it was
-   * built (and the margin did not grow): world points, normal and separations are recomputed from the
-   * stored local anchors. Returns false when the narrow phase must run again.
+   * built (and the margin in `query.margin` did not grow): world points, normal and separations are
+   * recomputed from the stored local anchors. Returns false when the narrow phase must run again.
    */
-  tryRecycle(c: number, bodies: BodyStore, maxDistance: number, maxRotation: number, margin: number, touchDistance: number): boolean {
+  tryRecycle(c: number, bodies: BodyStore, query: ManifoldOut): boolean {
     if ((this.flags[c] & FLAG_RECYCLABLE) === 0) return false;
     const p = c * 8;
     const bp = this.buildPose;
-    if (margin > bp[p + 7]) return false;
+    if (query.margin > bp[p + 7]) return false;
+    const maxDistance = ENGINE_CONSTANTS.recycleDistance;
+    const maxRotation = ENGINE_CONSTANTS.recycleRotation;
     relativePose(poseScratch, 0, bodies, this.bodyA[c], this.bodyB[c]);
     const dx = poseScratch[0] - bp[p];
     const dy = poseScratch[1] - bp[p + 1];
@@ -278,12 +288,13 @@ export class ContactStore {
       poseScratch[3] * bp[p + 3] + poseScratch[4] * bp[p + 4] + poseScratch[5] * bp[p + 5] + poseScratch[6] * bp[p + 6],
     );
     if (1 - dot > maxRotation) return false;
-    this.refreshPoints(c, bodies, touchDistance);
+    this.refreshPoints(c, bodies);
     return true;
   }
 
   /** Recomputes world points, normal and separations of contact c from its local anchors. */
-  refreshPoints(c: number, bodies: BodyStore, touchDistance: number): void {
+  refreshPoints(c: number, bodies: BodyStore): void {
+    const touchDistance = ENGINE_CONSTANTS.touchDistance;
     const a = this.bodyA[c];
     const b = this.bodyB[c];
     const pos = bodies.pos;
@@ -292,7 +303,7 @@ export class ContactStore {
     const b3 = b * 3;
     const n3 = c * 3;
     const owner = (this.flags[c] & FLAG_NORMAL_OF_B) !== 0 ? b : a;
-    rotate(this.normal, n3, rot, owner * 4, this.localNormal[n3], this.localNormal[n3 + 1], this.localNormal[n3 + 2]);
+    rotateVec(this.normal, n3, rot, owner * 4, this.localNormal, n3);
     const nx = this.normal[n3];
     const ny = this.normal[n3 + 1];
     const nz = this.normal[n3 + 2];
@@ -301,11 +312,11 @@ export class ContactStore {
     let touching = false;
     for (let k = 0; k < this.pointCount[c]; k++) {
       const o = base + k * POINT_STRIDE;
-      rotate(vecScratch, 0, rot, a * 4, pts[o + P_LOCAL_A], pts[o + P_LOCAL_A + 1], pts[o + P_LOCAL_A + 2]);
+      rotateVec(vecScratch, 0, rot, a * 4, pts, o + P_LOCAL_A);
       const ax = pos[a3] + vecScratch[0];
       const ay = pos[a3 + 1] + vecScratch[1];
       const az = pos[a3 + 2] + vecScratch[2];
-      rotate(vecScratch, 0, rot, b * 4, pts[o + P_LOCAL_B], pts[o + P_LOCAL_B + 1], pts[o + P_LOCAL_B + 2]);
+      rotateVec(vecScratch, 0, rot, b * 4, pts, o + P_LOCAL_B);
       const bx = pos[b3] + vecScratch[0];
       const by = pos[b3 + 1] + vecScratch[1];
       const bz = pos[b3 + 2] + vecScratch[2];
@@ -344,7 +355,10 @@ function relativePose(out: Float64Array, o: number, bodies: BodyStore, a: number
   const b3 = b * 3;
   const a4 = a * 4;
   const b4 = b * 4;
-  inverseRotate(out, o, rot, a4, pos[b3] - pos[a3], pos[b3 + 1] - pos[a3 + 1], pos[b3 + 2] - pos[a3 + 2]);
+  out[o] = pos[b3] - pos[a3];
+  out[o + 1] = pos[b3 + 1] - pos[a3 + 1];
+  out[o + 2] = pos[b3 + 2] - pos[a3 + 2];
+  inverseRotateVec(out, o, rot, a4, out, o);
   const ax = -rot[a4];
   const ay = -rot[a4 + 1];
   const az = -rot[a4 + 2];

@@ -1,5 +1,5 @@
 import { ENGINE_CONSTANTS } from "../config.ts";
-import { integrateQuatAt, inverseRotateInto, rotateInto } from "../math/quat.ts";
+import { inverseRotateVec, rotateVec } from "../math/quat.ts";
 import { type BodyStore, DYNAMIC } from "./body-store.ts";
 
 const SV = 6;
@@ -15,6 +15,8 @@ const local = new Float64Array(3);
  * linearised current separation of soft contacts) and inverse mass plus world inverse inertia.
  */
 export class SolverBodies {
+  /** Sub-step length, s (a field: passing doubles to calls V8 does not inline boxes them). */
+  h = 0;
   count = 1;
   dynamicCount = 0;
   slots = new Int32Array(64);
@@ -96,7 +98,11 @@ export class SolverBodies {
    * Semi-implicit Euler, velocity half: gravity, damping, the gyroscopic term (implicit, one Newton
    * step in body space, Catto 2015) and speed caps. Dynamic bodies only.
    */
-  integrateVelocities(bodies: BodyStore, gx: number, gy: number, gz: number, h: number): void {
+  integrateVelocities(bodies: BodyStore, gravity: readonly number[]): void {
+    const h = this.h;
+    const gx = gravity[0];
+    const gy = gravity[1];
+    const gz = gravity[2];
     const vel = this.vel;
     const maxV2 = ENGINE_CONSTANTS.maxLinearSpeed * ENGINE_CONSTANTS.maxLinearSpeed;
     const maxW2 = ENGINE_CONSTANTS.maxAngularSpeed * ENGINE_CONSTANTS.maxAngularSpeed;
@@ -128,9 +134,12 @@ export class SolverBodies {
       const iy = bodies.inertia[s3 + 1];
       const iz = bodies.inertia[s3 + 2];
       if ((ix !== iy || iy !== iz) && (wx !== 0 || wy !== 0 || wz !== 0)) {
-        inverseRotateInto(local, 0, bodies.rot, slot * 4, wx, wy, wz);
-        gyroscopic(local, ix, iy, iz, h);
-        rotateInto(local, 0, bodies.rot, slot * 4, local[0], local[1], local[2]);
+        local[0] = wx;
+        local[1] = wy;
+        local[2] = wz;
+        inverseRotateVec(local, 0, bodies.rot, slot * 4, local, 0);
+        gyroscopic(local, bodies.inertia, s3, this);
+        rotateVec(local, 0, bodies.rot, slot * 4, local, 0);
         wx = local[0];
         wy = local[1];
         wz = local[2];
@@ -159,7 +168,8 @@ export class SolverBodies {
   }
 
   /** Semi-implicit Euler, position half: x += h v, q += h/2 [ω,0] q (renormalised); also Δp, Δθ. */
-  integratePositions(bodies: BodyStore, h: number): void {
+  integratePositions(bodies: BodyStore): void {
+    const h = this.h;
     const vel = this.vel;
     const delta = this.delta;
     const pos = bodies.pos;
@@ -182,7 +192,22 @@ export class SolverBodies {
       const wy = vel[v + 4];
       const wz = vel[v + 5];
       if (wx !== 0 || wy !== 0 || wz !== 0) {
-        integrateQuatAt(rot, slot * 4, wx, wy, wz, h);
+        // q += h/2 [ω, 0] ⊗ q, renormalised (inlined: a call would box the doubles it passes).
+        const q4 = slot * 4;
+        const qx = rot[q4];
+        const qy = rot[q4 + 1];
+        const qz = rot[q4 + 2];
+        const qw = rot[q4 + 3];
+        const k = 0.5 * h;
+        const nx = qx + k * (wx * qw + wy * qz - wz * qy);
+        const ny = qy + k * (wy * qw + wz * qx - wx * qz);
+        const nz = qz + k * (wz * qw + wx * qy - wy * qx);
+        const nw = qw - k * (wx * qx + wy * qy + wz * qz);
+        const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+        rot[q4] = nx * inv;
+        rot[q4 + 1] = ny * inv;
+        rot[q4 + 2] = nz * inv;
+        rot[q4 + 3] = nw * inv;
         delta[v + 3] += h * wx;
         delta[v + 4] += h * wy;
         delta[v + 5] += h * wz;
@@ -196,7 +221,11 @@ export class SolverBodies {
  * ω' = ω - J⁻¹ f, f = h ω × Iω, J = I + h (skew(ω) I - skew(Iω)). Stable: a free body's energy does
  * not grow, yet a box spun about its intermediate axis still flips. `w` is updated in place.
  */
-function gyroscopic(w: Float64Array, ix: number, iy: number, iz: number, h: number): void {
+function gyroscopic(w: Float64Array, inertia: Float64Array, i3: number, step: { h: number }): void {
+  const h = step.h;
+  const ix = inertia[i3];
+  const iy = inertia[i3 + 1];
+  const iz = inertia[i3 + 2];
   const wx = w[0];
   const wy = w[1];
   const wz = w[2];

@@ -3,20 +3,19 @@
  * Only + - * / and Math.sqrt are used, so results are bit-identical in every JavaScript engine.
  */
 
-/** out[o..o+2] = q ⊗ v ⊗ q* for the unit quaternion q at qs[qo]. */
-export function rotateInto(
-  out: Float64Array,
-  o: number,
-  qs: Float64Array,
-  qo: number,
-  vx: number,
-  vy: number,
-  vz: number,
-): void {
+/**
+ * out[o..o+2] = q ⊗ v ⊗ q* for the unit quaternion at qs[qo] and the vector at v[vo..vo+2]
+ * (out may be v). Vectors travel in typed arrays, not as arguments: passing computed doubles to a
+ * function V8 does not inline boxes each one on the heap, and that garbage is what a step must avoid.
+ */
+export function rotateVec(out: Float64Array, o: number, qs: Float64Array, qo: number, v: Float64Array, vo: number): void {
   const qx = qs[qo];
   const qy = qs[qo + 1];
   const qz = qs[qo + 2];
   const qw = qs[qo + 3];
+  const vx = v[vo];
+  const vy = v[vo + 1];
+  const vz = v[vo + 2];
   // t = 2 (q.xyz × v); v' = v + w t + q.xyz × t
   const tx = 2 * (qy * vz - qz * vy);
   const ty = 2 * (qz * vx - qx * vz);
@@ -26,20 +25,15 @@ export function rotateInto(
   out[o + 2] = vz + qw * tz + (qx * ty - qy * tx);
 }
 
-/** out[o..o+2] = q* ⊗ v ⊗ q (world to body frame). */
-export function inverseRotateInto(
-  out: Float64Array,
-  o: number,
-  qs: Float64Array,
-  qo: number,
-  vx: number,
-  vy: number,
-  vz: number,
-): void {
+/** out[o..o+2] = q* ⊗ v ⊗ q (world to body frame); same conventions as rotateVec. */
+export function inverseRotateVec(out: Float64Array, o: number, qs: Float64Array, qo: number, v: Float64Array, vo: number): void {
   const qx = -qs[qo];
   const qy = -qs[qo + 1];
   const qz = -qs[qo + 2];
   const qw = qs[qo + 3];
+  const vx = v[vo];
+  const vy = v[vo + 1];
+  const vz = v[vo + 2];
   const tx = 2 * (qy * vz - qz * vy);
   const ty = 2 * (qz * vx - qx * vz);
   const tz = 2 * (qx * vy - qy * vx);
@@ -96,25 +90,4 @@ export function normalizeQuatAt(qs: Float64Array, qo: number): void {
     qs[qo + 2] = 0;
     qs[qo + 3] = 1;
   }
-}
-
-/**
- * Integrates q += h/2 [ω, 0] ⊗ q for the world-space angular velocity ω, then renormalises.
- * This is physics.md's quaternion update.
- */
-export function integrateQuatAt(qs: Float64Array, qo: number, wx: number, wy: number, wz: number, h: number): void {
-  const qx = qs[qo];
-  const qy = qs[qo + 1];
-  const qz = qs[qo + 2];
-  const qw = qs[qo + 3];
-  const k = 0.5 * h;
-  const nx = qx + k * (wx * qw + wy * qz - wz * qy);
-  const ny = qy + k * (wy * qw + wz * qx - wx * qz);
-  const nz = qz + k * (wz * qw + wx * qy - wy * qx);
-  const nw = qw - k * (wx * qx + wy * qy + wz * qz);
-  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
-  qs[qo] = nx * inv;
-  qs[qo + 1] = ny * inv;
-  qs[qo + 2] = nz * inv;
-  qs[qo + 3] = nw * inv;
 }

@@ -83,7 +83,7 @@ function resolveOverlaps(bodies: BodyStore, slot: number, blockDynamic: boolean,
     // Nearby (not yet touching) blockers join the set as inequality constraints, so pushing out of one
     // wall cannot push into another close by.
     const margin = 0.25 * Math.min(bodies.half[s3], bodies.half[s3 + 1], bodies.half[s3 + 2]);
-    bodies.updateAabb(slot, margin);
+    bodies.updateAabbWithMargin(slot, margin);
     const count = gatherPenetrations(bodies, slot, blockDynamic, margin);
     if (count === 0) return;
     // Deepest first; ties by slot so the order is deterministic.
@@ -160,7 +160,8 @@ function gatherPenetrations(bodies: BodyStore, slot: number, blockDynamic: boole
     ) {
       continue;
     }
-    collidePair(manifold, bodies, slot, s, margin);
+    manifold.margin = margin;
+    collidePair(manifold, bodies, slot, s);
     if (manifold.count === 0) continue;
     let minSep = Number.POSITIVE_INFINITY;
     for (let k = 0; k < manifold.count; k++) if (manifold.separation[k] < minSep) minSep = manifold.separation[k];

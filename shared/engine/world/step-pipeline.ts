@@ -10,15 +10,12 @@ import {
 import { ManifoldOut } from "../collision/manifold.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
 import { type BodyStore, KINEMATIC, SPHERE, STATIC } from "../dynamics/body-store.ts";
-import { ContactSolver } from "../dynamics/contact-solver.ts";
+import { ContactSolver, type SolverSettings } from "../dynamics/contact-solver.ts";
 import type { ContactStore } from "../dynamics/contact-store.ts";
 import { Islands, wakeIsland } from "../dynamics/islands.ts";
 import { SolverBodies } from "../dynamics/solver-bodies.ts";
 import type { WorldSettings } from "../types.ts";
 import { now, type StepProfile } from "./profile.ts";
-
-/** Contacts count as touching (island links, wake-ups) at or below this separation, metres. */
-export const TOUCH_DISTANCE = 0.005;
 
 /** Counters of the last step, for tests, metrics and the admin API. */
 export interface StepStats {
@@ -77,6 +74,17 @@ export class StepPipeline {
   private kinematicCount = 0;
   private movingKinematicCount = 0;
   private pairStamp = 0;
+  private readonly solverSettings: SolverSettings = {
+    h: 0,
+    contactHertz: 0,
+    dampingRatio: 0,
+    maxPushVelocity: 0,
+    slop: 0,
+    warmStarting: true,
+    restitutionThreshold: 0,
+  };
+  /** Length of the current step, s (a field, so helpers need not take it as a boxed argument). */
+  private dt = 0;
 
   private readonly world: PipelineHost;
 
@@ -91,11 +99,12 @@ export class StepPipeline {
     const stats = w.lastStepStats;
     const t0 = prof ? now() : 0;
     const dt = 1 / w.settings.tickRate;
+    this.dt = dt;
     if (w.removedLastStep.length > 0) w.removedLastStep.length = 0;
     stats.narrowPairs = 0;
     stats.recycled = 0;
 
-    this.classify(dt, true);
+    this.classify(true);
     // Nothing awake and no kinematic body moving: no pair can change, skip the sweep entirely.
     if (this.awakeCount > 0 || this.movingKinematicCount > 0) this.broad.findPairs(w.bodies, this.category);
     else this.broad.pairCount = 0;
@@ -104,10 +113,10 @@ export class StepPipeline {
 
     this.updatePairs();
     const woke = this.collide(dt);
-    if (woke) this.classify(dt, false);
+    if (woke) this.classify(false);
     const t2 = prof ? now() : 0;
 
-    const tIntegrate = this.solve(dt);
+    const tIntegrate = this.solve();
     const t3 = prof ? now() : 0;
 
     this.finalize();
@@ -143,7 +152,7 @@ export class StepPipeline {
    * Sorts bodies into activity categories, builds the awake and kinematic lists (slot order) and
    * refreshes AABBs of moving bodies. With CCD on, AABBs are stretched over the distance swept this step.
    */
-  private classify(dt: number, refreshAabbs: boolean): void {
+  private classify(refreshAabbs: boolean): void {
     const b = this.world.bodies;
     const n = b.slotCount;
     if (this.category.length < n) {
@@ -154,7 +163,6 @@ export class StepPipeline {
       this.kinematic = new Int32Array(cap);
     }
     const ccd = this.world.settings.ccd;
-    const margin = ENGINE_CONSTANTS.aabbMargin;
     let na = 0;
     let nk = 0;
     let moving = 0;
@@ -176,8 +184,8 @@ export class StepPipeline {
       }
       this.category[s] = cat;
       if (refreshAabbs && (cat === CAT_AWAKE || cat === CAT_KINEMATIC_MOVING)) {
-        b.updateAabb(s, margin);
-        if (ccd) sweepAabb(b, s, dt);
+        b.updateAabb(s);
+        if (ccd) this.sweepAabb(s);
       }
     }
     this.awakeCount = na;
@@ -247,14 +255,13 @@ export class StepPipeline {
       // Sphere-sphere is cheaper to recompute than to check for reuse.
       const recyclable = b.shape[a] !== SPHERE || b.shape[bb] !== SPHERE;
       stats.narrowPairs++;
-      if (
-        recyclable &&
-        contacts.tryRecycle(c, b, ENGINE_CONSTANTS.recycleDistance, ENGINE_CONSTANTS.recycleRotation, margin, TOUCH_DISTANCE)
-      ) {
+      // The margin travels in a field: passing computed doubles to calls V8 does not inline boxes them.
+      this.manifold.margin = margin;
+      if (recyclable && contacts.tryRecycle(c, b, this.manifold)) {
         stats.recycled++;
       } else {
-        collidePair(this.manifold, b, a, bb, margin);
-        contacts.storeManifold(c, this.manifold, b, TOUCH_DISTANCE, margin);
+        collidePair(this.manifold, b, a, bb);
+        contacts.storeManifold(c, this.manifold, b);
       }
       if (ca === CAT_SLEEPING || cb === CAT_SLEEPING) {
         const count = contacts.pointCount[c];
@@ -262,7 +269,7 @@ export class StepPipeline {
         // Wake when touching, or when the closing speed covers the gap within this step.
         const n3 = c * 3;
         const closing = -(dvx * contacts.normal[n3] + dvy * contacts.normal[n3 + 1] + dvz * contacts.normal[n3 + 2]);
-        if (contacts.minSeparation(c) - (closing > 0 ? closing * dt : 0) <= TOUCH_DISTANCE) {
+        if (contacts.minSeparation(c) - (closing > 0 ? closing * dt : 0) <= ENGINE_CONSTANTS.touchDistance) {
           wakeIsland(b, ca === CAT_SLEEPING ? a : bb);
           woke = true;
         }
@@ -272,61 +279,56 @@ export class StepPipeline {
   }
 
   /** Returns the milliseconds spent integrating (profiling only). */
-  private solve(dt: number): number {
+  private solve(): number {
     const s = this.world.settings;
     const pc = s.positionCorrection;
     const sb = this.solverBodies;
     const solver = this.solver;
     const b = this.world.bodies;
     const prof = this.world.profiling;
+    const dt = this.dt;
     let tInt = 0;
     sb.load(b, this.awake, this.awakeCount, this.kinematic, this.kinematicCount);
-    const [gx, gy, gz] = s.gravity;
     const iterations = s.velocityIterations;
-    if (pc.method === "soft") {
-      const h = dt / iterations;
-      solver.prepare(this.world.contacts, b, sb, {
-        h,
-        contactHertz: pc.contactHertz,
-        dampingRatio: pc.dampingRatio,
-        maxPushVelocity: pc.maxPushVelocity,
-        slop: pc.slop,
-        warmStarting: s.warmStarting,
-        restitutionThreshold: s.restitutionThreshold,
-      });
+    const soft = pc.method === "soft";
+    // One settings object reused every step (a literal per step would be garbage).
+    const ss = this.solverSettings;
+    ss.h = soft ? dt / iterations : dt;
+    ss.contactHertz = soft ? pc.contactHertz : 0;
+    ss.dampingRatio = pc.dampingRatio;
+    ss.maxPushVelocity = pc.maxPushVelocity;
+    ss.slop = pc.slop;
+    ss.warmStarting = s.warmStarting;
+    ss.restitutionThreshold = s.restitutionThreshold;
+    solver.prepare(this.world.contacts, b, sb, ss);
+    sb.h = ss.h;
+    if (soft) {
       for (let i = 0; i < iterations; i++) {
         let t = prof ? now() : 0;
-        sb.integrateVelocities(b, gx, gy, gz, h);
+        sb.integrateVelocities(b, s.gravity);
         if (prof) tInt += now() - t;
         if (s.warmStarting) solver.warmStart(sb);
         else solver.resetImpulses();
-        solver.solve(sb, h, true);
+        solver.solve(sb, true);
         t = prof ? now() : 0;
-        sb.integratePositions(b, h);
+        sb.integratePositions(b);
         if (prof) tInt += now() - t;
-        for (let r = 0; r < s.relaxIterations; r++) solver.solve(sb, h, false);
+        for (let r = 0; r < s.relaxIterations; r++) solver.solve(sb, false);
       }
-      solver.applyRestitution(sb, s.restitutionThreshold);
+      solver.applyRestitution(sb);
     } else {
-      solver.prepare(this.world.contacts, b, sb, {
-        h: dt,
-        contactHertz: 0,
-        dampingRatio: 0,
-        maxPushVelocity: pc.maxPushVelocity,
-        slop: pc.slop,
-        warmStarting: s.warmStarting,
-        restitutionThreshold: s.restitutionThreshold,
-      });
       let t = prof ? now() : 0;
-      sb.integrateVelocities(b, gx, gy, gz, dt);
+      sb.integrateVelocities(b, s.gravity);
       if (prof) tInt += now() - t;
       if (s.warmStarting) solver.warmStart(sb);
-      for (let i = 0; i < iterations; i++) solver.solve(sb, dt, false);
-      solver.applyRestitution(sb, s.restitutionThreshold);
+      for (let i = 0; i < iterations; i++) solver.solve(sb, false);
+      solver.applyRestitution(sb);
       t = prof ? now() : 0;
-      sb.integratePositions(b, dt);
+      sb.integratePositions(b);
       if (prof) tInt += now() - t;
-      for (let i = 0; i < pc.iterations; i++) solver.projectPositions(sb, b, pc.slop, pc.percent);
+      solver.projectionSlop = pc.slop;
+      solver.projectionPercent = pc.percent;
+      for (let i = 0; i < pc.iterations; i++) solver.projectPositions(sb, b);
     }
     solver.storeImpulses(this.world.contacts);
     this.world.lastStepStats.constraints = solver.count;
@@ -383,7 +385,24 @@ export class StepPipeline {
       if (slot >= 0) this.world.removeSlotInternal(slot);
     }
     // The removed bodies are gone from the awake list's view; rebuild it for the island pass.
-    this.classify(1 / this.world.settings.tickRate, false);
+    this.classify(false);
+  }
+
+  /** Stretches a body's AABB over its motion this step (linear sweep, plus rotation of its bounding sphere). */
+  private sweepAabb(s: number): void {
+    const b = this.world.bodies;
+    const dt = this.dt;
+    const s3 = s * 3;
+    const s6 = s * 6;
+    const w = b.angVel;
+    const rot = Math.sqrt(w[s3] * w[s3] + w[s3 + 1] * w[s3 + 1] + w[s3 + 2] * w[s3 + 2]) * b.boundRadius[s] * dt;
+    for (let k = 0; k < 3; k++) {
+      const d = b.vel[s3 + k] * dt;
+      if (d < 0) b.aabb[s6 + k] += d;
+      else b.aabb[s6 + 3 + k] += d;
+      b.aabb[s6 + k] -= rot;
+      b.aabb[s6 + 3 + k] += rot;
+    }
   }
 
   private clearKinematicMoves(): void {
@@ -396,7 +415,7 @@ export class StepPipeline {
       const s3 = s * 3;
       b.vel[s3] = b.vel[s3 + 1] = b.vel[s3 + 2] = 0;
       b.angVel[s3] = b.angVel[s3 + 1] = b.angVel[s3 + 2] = 0;
-      b.updateAabb(s, ENGINE_CONSTANTS.aabbMargin);
+      b.updateAabb(s);
     }
   }
 }
@@ -413,19 +432,4 @@ function isKinematicMoving(b: BodyStore, s: number): boolean {
     b.angVel[s3 + 1] !== 0 ||
     b.angVel[s3 + 2] !== 0
   );
-}
-
-/** Stretches a body's AABB over its motion this step (linear sweep, plus rotation of its bounding sphere). */
-function sweepAabb(b: BodyStore, s: number, dt: number): void {
-  const s3 = s * 3;
-  const s6 = s * 6;
-  const w = b.angVel;
-  const rot = Math.sqrt(w[s3] * w[s3] + w[s3 + 1] * w[s3 + 1] + w[s3 + 2] * w[s3 + 2]) * b.boundRadius[s] * dt;
-  for (let k = 0; k < 3; k++) {
-    const d = b.vel[s3 + k] * dt;
-    if (d < 0) b.aabb[s6 + k] += d;
-    else b.aabb[s6 + 3 + k] += d;
-    b.aabb[s6 + k] -= rot;
-    b.aabb[s6 + 3 + k] += rot;
-  }
 }

@@ -1,9 +1,9 @@
-import { ENGINE_CONSTANTS, resolveSettings } from "../config.ts";
+import { resolveSettings } from "../config.ts";
 import { raycastBody } from "../collision/raycast.ts";
 import { BodyStore, DYNAMIC, KINEMATIC, SPHERE, STATIC } from "../dynamics/body-store.ts";
 import { CONTACT_POINT_STRIDE, ContactStore, FLAG_TOUCHING, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "../dynamics/contact-store.ts";
 import { wakeIsland } from "../dynamics/islands.ts";
-import { inverseRotateInto, normalizeQuatAt } from "../math/quat.ts";
+import { inverseRotateVec, normalizeQuatAt } from "../math/quat.ts";
 import type { BodyDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
 import { type CharacterMoveOptions, type CharacterMoveResult, moveCharacterBody } from "./character.ts";
 import { emptyProfile, type StepProfile } from "./profile.ts";
@@ -74,7 +74,7 @@ export class World {
   createBody(def: BodyDef): number {
     const slot = this.bodies.add(def);
     this.pipeline.broad.add(slot);
-    this.bodies.updateAabb(slot, ENGINE_CONSTANTS.aabbMargin);
+    this.bodies.updateAabb(slot);
     return this.bodies.handleOf(slot);
   }
 
@@ -230,7 +230,7 @@ export class World {
       normalizeQuatAt(this.bodies.rot, s4);
       this.bodies.updateWorldInertia(slot);
     }
-    this.bodies.updateAabb(slot, ENGINE_CONSTANTS.aabbMargin);
+    this.bodies.updateAabb(slot);
   }
 
   /**
@@ -334,7 +334,7 @@ export class World {
     b.vel[s3 + 2] = result.moved[2] * inv;
     b.angVel[s3] = b.angVel[s3 + 1] = b.angVel[s3 + 2] = 0;
     b.moved[slot] = 1;
-    b.updateAabb(slot, ENGINE_CONSTANTS.aabbMargin);
+    b.updateAabb(slot);
     return result;
   }
 
@@ -450,7 +450,7 @@ export class World {
       const vy = b.vel[s3 + 1];
       const vz = b.vel[s3 + 2];
       e += 0.5 * m * (vx * vx + vy * vy + vz * vz);
-      inverseRotateInto(scratch3, 0, b.rot, s * 4, b.angVel[s3], b.angVel[s3 + 1], b.angVel[s3 + 2]);
+      inverseRotateVec(scratch3, 0, b.rot, s * 4, b.angVel, s3);
       e +=
         0.5 *
         (b.inertia[s3] * scratch3[0] * scratch3[0] +
