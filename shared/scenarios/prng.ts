@@ -15,6 +15,8 @@ export interface Prng {
   int(n: number): number;
   /** Uniformly distributed unit quaternion [x, y, z, w], by rejection sampling in the 4-ball. */
   unitQuaternion(): QuatTuple;
+  /** Rotation about +y by a uniformly random angle, [0, sin(θ/2), 0, cos(θ/2)], by rejection in the disc. */
+  yawQuaternion(): QuatTuple;
   /** The 32-bit state; `createPrng(p.state())` continues the same sequence. */
   state(): number;
 }
@@ -46,6 +48,16 @@ export function createPrng(seed: number): Prng {
         // Same formula as validateScenario's normalisation (which keeps an already-unit quaternion as is).
         const length = Math.sqrt(lengthSq);
         return [x / length, y / length, z / length, w / length];
+      }
+    },
+    yawQuaternion: () => {
+      for (;;) {
+        const c = symmetric();
+        const sn = symmetric();
+        const lengthSq = c * c + sn * sn;
+        if (lengthSq > 1 || lengthSq < MIN_SAMPLE_LENGTH_SQ) continue;
+        const length = Math.sqrt(lengthSq);
+        return [0, sn / length, 0, c / length];
       }
     },
     state: () => s,

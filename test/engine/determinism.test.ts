@@ -21,22 +21,22 @@ function hashes(name: string, ticks: number): string[] {
  * engine version and would otherwise fail to verify).
  */
 const GOLDEN = {
-  pile1000_300: "16b5e7e0dda8d00c",
+  heap1000_300: "0ba7735f3206f8a8",
   bounce_240: "7e127b36b3f159d9",
   scripted_480: "a18c7404f83256ea",
 };
 
 describe("determinism", () => {
   it("the same scenario twice in one process gives identical hashes at every tick", () => {
-    const a = hashes("pile1000", 240);
-    const b = hashes("pile1000", 240);
+    const a = hashes("heap1000", 240);
+    const b = hashes("heap1000", 240);
     expect(b).toEqual(a);
     expect(new Set(a).size).toBeGreaterThan(200);
   });
 
   it("two processes agree with this one at every printed tick", () => {
     const run = () =>
-      execFileSync(process.execPath, ["scripts/sim.ts", "pile1000", "--ticks", "240", "--every", "1"], {
+      execFileSync(process.execPath, ["scripts/sim.ts", "heap1000", "--ticks", "240", "--every", "1"], {
         encoding: "utf8",
         maxBuffer: 1 << 30,
         stdio: ["ignore", "pipe", "ignore"],
@@ -44,7 +44,7 @@ describe("determinism", () => {
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l).hash as string);
-    const mine = hashes("pile1000", 240);
+    const mine = hashes("heap1000", 240);
     expect(run()).toEqual(mine);
     expect(run()).toEqual(mine);
   });
@@ -63,7 +63,7 @@ describe("determinism", () => {
 
   it("golden hashes are pinned to this engine version", () => {
     expect(ENGINE_VERSION).toBe("1.1.0");
-    expect(hashes("pile1000", 300)[300]).toBe(GOLDEN.pile1000_300);
+    expect(hashes("heap1000", 300)[300]).toBe(GOLDEN.heap1000_300);
     expect(hashes("bounce", 240)[240]).toBe(GOLDEN.bounce_240);
   });
 

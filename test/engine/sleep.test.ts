@@ -62,8 +62,8 @@ describe("islands and sleeping", () => {
     expect(w.getPosition(w.handleOf("box9"))[1]).toBeLessThan(y - 0.9);
   });
 
-  it("pile1000 comes to rest and sleeps completely once settled (no sustained jitter)", () => {
-    const { world: w } = builtin("pile1000", { sleep: true });
+  it("heap1000 comes to rest and sleeps completely once settled (no sustained jitter)", () => {
+    const { world: w } = builtin("heap1000", { sleep: true });
     let asleepAt = -1;
     for (let i = 1; i <= 1200 && asleepAt < 0; i++) {
       w.step();

@@ -15,6 +15,7 @@ const NAMES = [
   "stack10",
   "pyramid20",
   "pile1000",
+  "heap1000",
   "rain2000",
   "positional-correction",
   "bounce",
@@ -148,7 +149,7 @@ describe("scene geometry", () => {
     }
   });
 
-  it("pile1000: 1000 rotated unit boxes on a 1.5 m grid from y = 3", () => {
+  it("pile1000: 1000 unit boxes turned about y on a 1.5 m grid from y = 3, none overlapping", () => {
     const s = scene("pile1000");
     expect(s.world).toEqual({ sleep: false });
     const boxes = dynamic(s);
@@ -161,11 +162,30 @@ describe("scene geometry", () => {
     const rotations = new Set<string>();
     for (const b of boxes) {
       const q = b.rotation!;
-      expect(Math.abs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1)).toBeLessThan(1e-15);
+      expect(q[0]).toBe(0);
+      expect(q[2]).toBe(0);
+      expect(Math.abs(q[1] * q[1] + q[3] * q[3] - 1)).toBeLessThan(1e-15);
+      // A yawed unit box reaches at most √2/2 < 0.75 horizontally: neighbours 1.5 m apart cannot touch.
+      const c = q[3] * q[3] - q[1] * q[1];
+      const sn = 2 * q[1] * q[3];
+      expect(0.5 * (Math.abs(c) + Math.abs(sn))).toBeLessThan(0.75);
       rotations.add(q.join(","));
     }
     expect(rotations.size).toBe(1000);
-    expect(boxes[0].rotation).toEqual([0.541219138317339, 0.4214081859640769, 0.29762969463194483, -0.6640132152260212]);
+    expect(boxes[0].rotation).toEqual([0, 0.742983143130172, 0, 0.6693101291810922]);
+  });
+
+  it("heap1000: 1000 tumbled unit boxes on a 1.8 m grid, bounding spheres apart", () => {
+    const s = scene("heap1000");
+    const boxes = dynamic(s);
+    expect(boxes).toHaveLength(1000);
+    expect(boxes.every(isUnitBox)).toBe(true);
+    // Bounding-sphere radius √3/2 ≈ 0.866 < 0.9 = half the spacing.
+    const xs = [...new Set(boxes.map((b) => b.position[0]))].sort((a, b) => a - b);
+    expect(xs[1] - xs[0]).toBeCloseTo(1.8, 12);
+    expect(Math.sqrt(3) / 2).toBeLessThan(0.9);
+    expect(new Set(boxes.map((b) => b.rotation!.join(","))).size).toBe(1000);
+    expect(boxes[0].rotation).toEqual([0.3220256497122115, 0.006951244593546275, 0.8413432576135492, 0.4340422606086298]);
   });
 
   it("rain2000: 2000 spheres of radius 0.5 on a 20 x 5 x 20 grid, 1.2 m apart, from y = 2", () => {

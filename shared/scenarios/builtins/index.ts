@@ -4,6 +4,7 @@ import { bounce } from "./bounce.ts";
 import { failureLab } from "./failure-lab.ts";
 import { fiedlerCubes } from "./fiedler-cubes.ts";
 import { frictionRamp } from "./friction-ramp.ts";
+import { heap1000 } from "./heap1000.ts";
 import { pile1000 } from "./pile1000.ts";
 import { positionalCorrection } from "./positional-correction.ts";
 import { pyramid20 } from "./pyramid20.ts";
@@ -18,6 +19,7 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, () => Scenario>> = Objec
   stack10,
   pyramid20,
   pile1000,
+  heap1000,
   rain2000,
   "positional-correction": positionalCorrection,
   bounce,
