@@ -1,4 +1,5 @@
 import { CannonEngine } from "./cannon.ts";
+import { OurEngine } from "./ours.ts";
 import { RapierEngine } from "./rapier.ts";
 import type { BenchEngineFactory } from "./types.ts";
 
@@ -6,12 +7,12 @@ export type { BenchEngine, BenchEngineFactory } from "./types.ts";
 
 /**
  * Every engine the benchmarks can run, by name (the name is the table column and the `--engines`
- * filter value). Insertion order is column order. To add our engine, one line:
- *   ours: () => new OurEngine(),
+ * filter value). Insertion order is column order.
  */
 export const ENGINES: Record<string, BenchEngineFactory> = {
   "cannon-es": () => new CannonEngine(),
   rapier: () => new RapierEngine(),
+  ours: () => new OurEngine(),
   // Not in the default set: cannon-es with SAPBroadphase instead of its default NaiveBroadphase.
   "cannon-es-sap": () => new CannonEngine({ broadphase: "sap" }),
 };

@@ -1,0 +1,126 @@
+/**
+ * Our engine only: what the reference table cannot show.
+ *   1. Per-stage timings (world.profile) for the big scenes.
+ *   2. Broad-phase scaling: 1k, 4k, 16k sparse moving spheres; ms/step series and the fitted exponent.
+ *   3. Allocation in step(): GC events and estimated bytes over 1000 steps of pile1000 and heap1000
+ *      after warm-up (target: zero).
+ *
+ * Run: ./node_modules/.bin/node bench/engine-extras.ts [--quick]   (part of `npm run bench`)
+ * Each section runs in this process, one scene after another; medians of per-step times.
+ */
+import { World } from "../shared/engine/index.ts";
+import { createPrng, loadScenario, getBuiltinScenario } from "../shared/scenarios/index.ts";
+import { fitExponent, fmt, median, measureGc, printTable } from "./harness.ts";
+
+const quick = process.argv.includes("--quick");
+
+function profileScene(name: string, warm: number, measured: number): string[] {
+  const { world } = loadScenario(getBuiltinScenario(name)!);
+  world.profiling = true;
+  for (let i = 0; i < warm; i++) world.step();
+  const keys = ["broad", "narrow", "solve", "integrate", "islands", "total"] as const;
+  const series: Record<string, number[]> = {};
+  for (const k of keys) series[k] = [];
+  for (let i = 0; i < measured; i++) {
+    world.step();
+    for (const k of keys) series[k].push(world.profile[k]);
+  }
+  const s = world.lastStepStats;
+  return [
+    name,
+    `${warm + 1}-${warm + measured}`,
+    ...keys.map((k) => fmt(median(series[k]), 3)),
+    `${s.broadPairs} / ${s.recycled} / ${s.constraints}`,
+  ];
+}
+
+/** n spheres of radius 0.5 at random in a cube sized for ~1 neighbour each, moving at random, no gravity. */
+function sparseWorld(n: number): World {
+  const world = new World({ gravity: [0, 0, 0], sleep: false });
+  const prng = createPrng(n);
+  const side = Math.cbrt(n) * 3;
+  for (let i = 0; i < n; i++) {
+    world.createBody({
+      id: `s${i}`,
+      type: "dynamic",
+      shape: { type: "sphere", radius: 0.5 },
+      position: [prng.range(0, side), prng.range(0, side), prng.range(0, side)],
+      linearVelocity: [prng.range(-1, 1), prng.range(-1, 1), prng.range(-1, 1)],
+      restitution: 1,
+    });
+  }
+  // Walls are not needed: over the measured window the spheres move a few metres at most.
+  return world;
+}
+
+function scaling(counts: number[], steps: number): string[][] {
+  const rows: string[][] = [];
+  const ms: number[] = [];
+  const broad: number[] = [];
+  for (const n of counts) {
+    const world = sparseWorld(n);
+    world.profiling = true;
+    for (let i = 0; i < 30; i++) world.step();
+    const total: number[] = [];
+    const bp: number[] = [];
+    for (let i = 0; i < steps; i++) {
+      world.step();
+      total.push(world.profile.total);
+      bp.push(world.profile.broad);
+    }
+    ms.push(median(total));
+    broad.push(median(bp));
+    rows.push([String(n), fmt(median(total), 3), fmt(median(bp), 3), String(world.lastStepStats.broadPairs)]);
+  }
+  rows.push(["fitted exponent", fmt(fitExponent(counts, ms), 2), fmt(fitExponent(counts, broad), 2), ""]);
+  return rows;
+}
+
+async function allocation(name: string, warm: number, steps: number): Promise<string[]> {
+  const { world } = loadScenario(getBuiltinScenario(name)!);
+  for (let i = 0; i < warm; i++) world.step();
+  const { report } = await measureGc(() => {
+    for (let i = 0; i < steps; i++) world.step();
+  });
+  return [
+    name,
+    `${warm + 1}-${warm + steps}`,
+    String(report.gcCount),
+    fmt(report.allocatedBytes / steps, 1),
+    fmt(report.heapUsedDelta / 1024, 1),
+  ];
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`\n## Our engine: stage timings (ms/step, medians; world.profile)\n\n`);
+  const scenes: [string, number, number][] = [
+    ["pyramid20", 30, quick ? 60 : 570],
+    ["pile1000", 300, quick ? 60 : 300],
+    ["heap1000", 300, quick ? 60 : 300],
+    ["rain2000", 300, quick ? 60 : 300],
+    ["arena", 60, quick ? 60 : 300],
+  ];
+  printTable(
+    ["scene", "steps", "broad", "narrow", "solve", "integrate", "islands", "total", "pairs / recycled / constraints (last step)"],
+    scenes.map(([n, w, m]) => profileScene(n, w, m)),
+    ["left", "left", "right", "right", "right", "right", "right", "right", "right"],
+  );
+
+  process.stdout.write(`\n## Broad-phase scaling: sparse moving spheres (ms/step, medians)\n\n`);
+  printTable(
+    ["bodies", "step", "broad phase", "pairs"],
+    scaling(quick ? [1000, 4000] : [1000, 4000, 16000], quick ? 30 : 120),
+    ["left", "right", "right", "right"],
+  );
+  process.stdout.write("\nn log n would fit an exponent of about 1.1-1.2 over this range; quadratic would be 2.\n");
+
+  process.stdout.write(`\n## Allocation in step() after warm-up (target: 0)\n\n`);
+  const steps = quick ? 200 : 1000;
+  printTable(
+    ["scene", "steps", "GC events", "bytes/step (estimate)", "heapUsed delta, KB"],
+    [await allocation("pile1000", 300, steps), await allocation("heap1000", 300, steps)],
+    ["left", "left", "right", "right", "right"],
+  );
+}
+
+void main();
