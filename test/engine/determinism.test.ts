@@ -21,9 +21,9 @@ function hashes(name: string, ticks: number): string[] {
  * engine version and would otherwise fail to verify).
  */
 const GOLDEN = {
-  heap1000_300: "0ba7735f3206f8a8",
+  heap1000_300: "559409c463e2bad0",
   bounce_240: "7e127b36b3f159d9",
-  scripted_480: "a18c7404f83256ea",
+  scripted_480: "f1e8552e3d495b0d",
 };
 
 describe("determinism", () => {
@@ -62,7 +62,7 @@ describe("determinism", () => {
   });
 
   it("golden hashes are pinned to this engine version", () => {
-    expect(ENGINE_VERSION).toBe("1.1.0");
+    expect(ENGINE_VERSION).toBe("1.2.0");
     expect(hashes("heap1000", 300)[300]).toBe(GOLDEN.heap1000_300);
     expect(hashes("bounce", 240)[240]).toBe(GOLDEN.bounce_240);
   });

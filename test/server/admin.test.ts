@@ -1,4 +1,7 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyReplay } from "../../server/replay/verify.ts";
 import { admin, createRoom, joinRoom, startTestServer, type TestServer, waitForState } from "./helpers.ts";
 
 let srv: TestServer;
@@ -113,6 +116,12 @@ describe("admin API over real HTTP", () => {
     expect(header.scenario.name).toBe("stack10");
     const inputs = lines.slice(1).flatMap((l) => JSON.parse(l).i ?? []);
     expect(inputs.map((i: { type: string }) => i.type)).toEqual(["settings", "join", "load"]);
+    // The recording so far (settings change, join, scenario load included) re-simulates identically.
+    const file = join(srv.replayDir, "live.ndjson");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const report = await verifyReplay(file);
+    expect(report.divergence).toBeNull();
+    expect(report.inputs).toBe(3);
     await player.leave();
     expect((await admin(srv.url, "DELETE", `/rooms/${roomId}`)).status).toBe(204);
   });

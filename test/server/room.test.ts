@@ -163,10 +163,15 @@ describe("physics room over real sockets", () => {
     await a.leave();
   });
 
-  it("lets players create rooms from built-in scenes only", async () => {
-    const room = await new Client(srv.url).create("physics", { scenario: "stack10" }, RoomState);
-    expect(room.roomId).toBeTruthy();
-    await room.leave();
-    await expect(new Client(srv.url).create("physics", { scenario: scene }, RoomState)).rejects.toThrow(/built-in/);
+  it("lets players create rooms from a scene name or scenario JSON, within the player limits", async () => {
+    const named = await new Client(srv.url).create("physics", { scenario: "stack10" }, RoomState);
+    await waitForState(named, "stack10", (s) => s.scenario === "stack10");
+    await named.leave();
+    const custom = await new Client(srv.url).create("physics", { scenario: scene }, RoomState);
+    await waitForState(custom, "custom scene", (s) => s.scenario === "box-test" && s.bodies.has("box"));
+    await custom.leave();
+    const huge = { name: "huge", bodies: Array.from({ length: 3001 }, (_, i) => ({ id: `b${i}`, type: "static", shape: { type: "sphere", radius: 0.1 }, position: [i, 0, 0] })) };
+    await expect(new Client(srv.url).create("physics", { scenario: huge, maxBodies: 20000 }, RoomState)).rejects.toThrow(/scenario.bodies: at most 3000 bodies/);
+    await expect(new Client(srv.url).create("physics", { scenario: "nope" }, RoomState)).rejects.toThrow(/unknown built-in scenario/);
   });
 });

@@ -1,187 +1,91 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
 
-/** Body activity classes for pair filtering (see `relevantPair`). */
+/** Body activity classes for pair filtering. */
 export const CAT_STATIC = 0;
 export const CAT_SLEEPING = 1;
 export const CAT_KINEMATIC_IDLE = 2;
 export const CAT_KINEMATIC_MOVING = 3;
 export const CAT_AWAKE = 4;
 
-/** Switch sweep axis only when another axis' spread is clearly larger (avoids re-sorting back and forth). */
+/** Switch sweep axis only when another axis' spread is clearly larger (avoids rebuilding back and forth). */
 const AXIS_HYSTERESIS = 1.5;
+/** Cell edge = this many times the median AABB size (so most bodies sit in one or two cells). */
+const CELL_SIZE_FACTOR = 4;
+/** A body spanning more cells than this along either cell axis is "large" (ground, walls) and kept apart. */
+const LARGE_SPAN = 4;
+/** Cell coordinates are clamped to ±this (far-flung bodies share the border cells). */
+const MAX_CELL_COORD = 1 << 20;
+/** Range marker of a body that is in no column yet. */
+const NOT_PLACED = -MAX_CELL_COORD - 1;
+
+/** One column of the grid: the bodies overlapping it, sorted by AABB minimum on the sweep axis. */
+class Cell {
+  readonly ci: number;
+  readonly cj: number;
+  count = 0;
+  slots = new Int32Array(8);
+  keys = new Float64Array(8);
+  constructor(ci: number, cj: number) {
+    this.ci = ci;
+    this.cj = cj;
+  }
+  push(slot: number): void {
+    if (this.count === this.slots.length) {
+      const s = new Int32Array(this.count * 2);
+      s.set(this.slots);
+      this.slots = s;
+      this.keys = new Float64Array(this.count * 2);
+    }
+    this.slots[this.count++] = slot;
+  }
+  /** Removes a slot (order is restored by the next insertion sort). */
+  remove(slot: number): void {
+    const s = this.slots;
+    for (let k = 0; k < this.count; k++) {
+      if (s[k] === slot) {
+        s[k] = s[--this.count];
+        return;
+      }
+    }
+  }
+}
 
 /**
- * Sort-and-sweep on one axis: AABB minima are kept sorted between ticks (insertion sort on nearly
- * sorted data is ~O(n)), on the axis of greatest spread of the AABB centres, so a tall tower sharing
- * one x interval does not degrade to quadratic work (physics.md's known limit).
+ * Sort-and-sweep, made scalable with a coarse grid over the two other axes ("multi-SAP"): each grid
+ * column keeps its own list of bodies sorted by AABB minimum on the sweep axis between ticks (insertion
+ * sort on nearly sorted data is ~O(n)), and only bodies sharing a column are swept against each other.
+ * The sweep axis is the one of greatest spread of the AABB centres, so a tall tower sharing one x
+ * interval does not go quadratic (physics.md's known limit), and the columns keep a uniformly filled
+ * volume from going O(n^5/3) the way one global sweep does. Large bodies (ground, walls) live in their
+ * own list and are swept against the columns they cover.
+ *
+ * Pairs are reported once each, in a deterministic order (columns in creation order, then sweep order):
+ * a pair seen in several columns is reported only in the first column both bodies share.
  */
 export class BroadPhase {
-  /** Body slots in sweep order. */
-  order = new Int32Array(64);
-  /** AABB minimum on the sweep axis, parallel to `order`. */
-  keys = new Float64Array(64);
-  count = 0;
+  /** Sweep axis (0 x, 1 y, 2 z). */
   axis = 0;
-  /** Pairs found by the last `findPairs` as (a, b) with a < b, in sweep order. */
+  /** Edge of a grid column on the two other axes, metres. */
+  cellSize = 0;
+  /** Pairs found by the last `findPairs` as (a, b) with a < b. */
   pairs: Int32Array = new Int32Array(256);
   pairCount = 0;
+  /** Registered bodies. */
+  count = 0;
 
   private member = new Uint8Array(64);
-  private membershipDirty = false;
-  private needsFullSort = true;
-  private scratchOrder = new Int32Array(64);
-  private scratchKeys = new Float64Array(64);
+  private large = new Uint8Array(64);
+  /** Per slot: first and last column on axis o1, then on o2 (inclusive); NOT_PLACED when in none. */
+  private range = new Int32Array(64 * 4);
+  private cells: Cell[] = [];
+  private cellIndex = new Map<number, number>();
+  private largeList = new Int32Array(16);
+  private largeCount = 0;
+  private needsRebuild = true;
+  private o1 = 1;
+  private o2 = 2;
 
-  /** Registers a new body (it joins the sweep at the next update). */
-  add(slot: number): void {
-    this.ensureMember(slot + 1);
-    this.member[slot] = 1;
-    this.membershipDirty = true;
-  }
-
-  remove(slot: number): void {
-    this.member[slot] = 0;
-    this.membershipDirty = true;
-  }
-
-  private ensureMember(n: number): void {
-    if (n <= this.member.length) return;
-    let cap = this.member.length;
-    while (cap < n) cap *= 2;
-    const m = new Uint8Array(cap);
-    m.set(this.member);
-    this.member = m;
-  }
-
-  private ensureOrder(n: number): void {
-    if (n <= this.order.length) return;
-    let cap = this.order.length;
-    while (cap < n) cap *= 2;
-    const o = new Int32Array(cap);
-    o.set(this.order);
-    this.order = o;
-    this.keys = new Float64Array(cap);
-    this.scratchOrder = new Int32Array(cap);
-    this.scratchKeys = new Float64Array(cap);
-  }
-
-  /** Drops removed bodies from the order and appends new ones (new ones get sorted in afterwards). */
-  private syncMembership(bodies: BodyStore): void {
-    let w = 0;
-    // Mark which slots are already in the order.
-    const inOrder = this.ensureInOrder(bodies.slotCount);
-    inOrder.fill(0, 0, bodies.slotCount);
-    for (let i = 0; i < this.count; i++) {
-      const s = this.order[i];
-      if (s < bodies.slotCount && this.member[s] === 1 && bodies.alive[s] === 1) {
-        this.order[w++] = s;
-        inOrder[s] = 1;
-      }
-    }
-    this.ensureOrder(bodies.liveCount);
-    for (let s = 0; s < bodies.slotCount; s++) {
-      if (this.member[s] === 1 && bodies.alive[s] === 1 && inOrder[s] === 0) {
-        this.ensureOrder(w + 1);
-        this.order[w++] = s;
-        this.needsFullSort = true;
-      }
-    }
-    this.count = w;
-    this.membershipDirty = false;
-  }
-
-  private inOrderFlags = new Uint8Array(64);
-  private ensureInOrder(n: number): Uint8Array {
-    if (n > this.inOrderFlags.length) {
-      let cap = this.inOrderFlags.length;
-      while (cap < n) cap *= 2;
-      this.inOrderFlags = new Uint8Array(cap);
-    }
-    return this.inOrderFlags;
-  }
-
-  /**
-   * Picks the sweep axis, re-sorts and sweeps. `category` classifies each slot (CAT_*). Results are in
-   * `pairs[0 .. 2 * pairCount)`. AABBs must be current in `bodies.aabb`.
-   */
-  findPairs(bodies: BodyStore, category: Uint8Array): void {
-    if (this.membershipDirty) this.syncMembership(bodies);
-    const n = this.count;
-    const order = this.order;
-    const keys = this.keys;
-    const aabb = bodies.aabb;
-    this.pairCount = 0;
-    if (n < 2) return;
-
-    this.chooseAxis(aabb, n);
-    const axis = this.axis;
-    for (let i = 0; i < n; i++) keys[i] = aabb[order[i] * 6 + axis];
-    if (this.needsFullSort) {
-      this.mergeSort(n);
-      this.needsFullSort = false;
-    } else {
-      this.insertionSort(n);
-    }
-
-    // Copy the other two axes and the categories into sweep order so the inner loop reads memory
-    // sequentially instead of jumping through the AABB array.
-    const o1 = axis === 0 ? 1 : 0;
-    const o2 = axis === 2 ? 1 : 2;
-    this.ensurePacked(n);
-    const maxK = this.packedMax;
-    const lo1 = this.packedLo1;
-    const hi1 = this.packedHi1;
-    const lo2 = this.packedLo2;
-    const hi2 = this.packedHi2;
-    const cats = this.packedCat;
-    let pairs: Int32Array = this.pairs;
-    let pc = 0;
-    for (let i = 0; i < n; i++) {
-      const s6 = order[i] * 6;
-      maxK[i] = aabb[s6 + 3 + axis];
-      lo1[i] = aabb[s6 + o1];
-      hi1[i] = aabb[s6 + 3 + o1];
-      lo2[i] = aabb[s6 + o2];
-      hi2[i] = aabb[s6 + 3 + o2];
-      cats[i] = category[order[i]];
-    }
-    for (let i = 0; i < n; i++) {
-      const ci = cats[i];
-      const maxI = maxK[i];
-      const min1 = lo1[i];
-      const max1 = hi1[i];
-      const min2 = lo2[i];
-      const max2 = hi2[i];
-      // An awake body pairs with anything; otherwise only with awake bodies, or (moving kinematic vs
-      // sleeping) so the sleeper can be woken. Two loops keep the common awake case free of the check.
-      const any = ci === CAT_AWAKE;
-      const wakeable = ci === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : ci === CAT_SLEEPING ? CAT_KINEMATIC_MOVING : -1;
-      const si = order[i];
-      for (let j = i + 1; j < n && keys[j] <= maxI; j++) {
-        if (!any) {
-          const cj = cats[j];
-          if (cj !== CAT_AWAKE && cj !== wakeable) continue;
-        }
-        // One combined test instead of four branches: the individual outcomes are unpredictable, the
-        // combined one is almost always "no overlap".
-        if ((+(lo1[j] <= max1) & +(hi1[j] >= min1) & +(lo2[j] <= max2) & +(hi2[j] >= min2)) === 0) continue;
-        const sj = order[j];
-        if (pc + 2 > pairs.length) pairs = this.growPairs();
-        pairs[pc] = si < sj ? si : sj;
-        pairs[pc + 1] = si < sj ? sj : si;
-        pc += 2;
-      }
-    }
-    this.pairCount = pc >> 1;
-  }
-
-  private growPairs(): Int32Array {
-    const p = new Int32Array(this.pairs.length * 2);
-    p.set(this.pairs);
-    this.pairs = p;
-    return p;
-  }
-
+  // Per-column packed copies for a sequential sweep (sized to the largest column).
   private packedMax = new Float64Array(64);
   private packedLo1 = new Float64Array(64);
   private packedHi1 = new Float64Array(64);
@@ -189,27 +93,182 @@ export class BroadPhase {
   private packedHi2 = new Float64Array(64);
   private packedCat = new Uint8Array(64);
 
-  private ensurePacked(n: number): void {
-    if (n <= this.packedMax.length) return;
-    let cap = this.packedMax.length;
-    while (cap < n) cap *= 2;
-    this.packedMax = new Float64Array(cap);
-    this.packedLo1 = new Float64Array(cap);
-    this.packedHi1 = new Float64Array(cap);
-    this.packedLo2 = new Float64Array(cap);
-    this.packedHi2 = new Float64Array(cap);
-    this.packedCat = new Uint8Array(cap);
+  /** Registers a new body (it is placed at the next update). */
+  add(slot: number): void {
+    this.ensureSlots(slot + 1);
+    this.member[slot] = 1;
+    this.large[slot] = 0;
+    this.range[slot * 4] = NOT_PLACED;
+    this.count++;
   }
 
-  private chooseAxis(aabb: Float64Array, n: number): void {
+  remove(slot: number): void {
+    if (this.member[slot] === 0) return;
+    this.unplace(slot);
+    this.member[slot] = 0;
+    this.count--;
+  }
+
+  private ensureSlots(n: number): void {
+    if (n <= this.member.length) return;
+    let cap = this.member.length;
+    while (cap < n) cap *= 2;
+    const m = new Uint8Array(cap);
+    m.set(this.member);
+    this.member = m;
+    const l = new Uint8Array(cap);
+    l.set(this.large);
+    this.large = l;
+    const r = new Int32Array(cap * 4);
+    r.set(this.range);
+    this.range = r;
+  }
+
+  private cellAt(ci: number, cj: number): Cell {
+    const key = (ci + MAX_CELL_COORD) * 4194304 + (cj + MAX_CELL_COORD);
+    let idx = this.cellIndex.get(key);
+    if (idx === undefined) {
+      idx = this.cells.length;
+      this.cells.push(new Cell(ci, cj));
+      this.cellIndex.set(key, idx);
+    }
+    return this.cells[idx];
+  }
+
+  private unplace(slot: number): void {
+    const r = slot * 4;
+    const range = this.range;
+    if (range[r] === NOT_PLACED) return;
+    if (this.large[slot] === 1) {
+      for (let k = 0; k < this.largeCount; k++) {
+        if (this.largeList[k] === slot) {
+          // Keep slot order in the large list (it is the report order): shift down.
+          this.largeList.copyWithin(k, k + 1, this.largeCount);
+          this.largeCount--;
+          break;
+        }
+      }
+      this.large[slot] = 0;
+    } else {
+      for (let ci = range[r]; ci <= range[r + 1]; ci++) {
+        for (let cj = range[r + 2]; cj <= range[r + 3]; cj++) this.cellAt(ci, cj).remove(slot);
+      }
+    }
+    range[r] = NOT_PLACED;
+  }
+
+  private coord(x: number): number {
+    const c = Math.floor(x / this.cellSize);
+    return c < -MAX_CELL_COORD ? -MAX_CELL_COORD : c > MAX_CELL_COORD ? MAX_CELL_COORD : c;
+  }
+
+  /** Puts a body into the columns its AABB covers (or the large list); no-op when they did not change. */
+  private place(slot: number, aabb: Float64Array): void {
+    const s6 = slot * 6;
+    const i0 = this.coord(aabb[s6 + this.o1]);
+    const i1 = this.coord(aabb[s6 + 3 + this.o1]);
+    const j0 = this.coord(aabb[s6 + this.o2]);
+    const j1 = this.coord(aabb[s6 + 3 + this.o2]);
+    const r = slot * 4;
+    const range = this.range;
+    if (range[r] === i0 && range[r + 1] === i1 && range[r + 2] === j0 && range[r + 3] === j1) return;
+    this.unplace(slot);
+    range[r] = i0;
+    range[r + 1] = i1;
+    range[r + 2] = j0;
+    range[r + 3] = j1;
+    if (i1 - i0 >= LARGE_SPAN || j1 - j0 >= LARGE_SPAN) {
+      this.large[slot] = 1;
+      // Insert in slot order.
+      if (this.largeCount === this.largeList.length) {
+        const l = new Int32Array(this.largeCount * 2);
+        l.set(this.largeList);
+        this.largeList = l;
+      }
+      let k = this.largeCount++;
+      while (k > 0 && this.largeList[k - 1] > slot) {
+        this.largeList[k] = this.largeList[k - 1];
+        k--;
+      }
+      this.largeList[k] = slot;
+      return;
+    }
+    for (let ci = i0; ci <= i1; ci++) {
+      for (let cj = j0; cj <= j1; cj++) this.cellAt(ci, cj).push(slot);
+    }
+  }
+
+  /** Chooses the sweep axis and column size, then places every body from scratch. */
+  private rebuild(bodies: BodyStore, axis: number): void {
+    this.axis = axis;
+    this.o1 = axis === 0 ? 1 : 0;
+    this.o2 = axis === 2 ? 1 : 2;
+    // Column size from the median AABB size on the two column axes (large outliers do not matter).
+    const aabb = bodies.aabb;
+    const sizes: number[] = [];
+    for (let s = 0; s < bodies.slotCount; s++) {
+      if (this.member[s] === 0) continue;
+      const s6 = s * 6;
+      sizes.push(Math.max(aabb[s6 + 3 + this.o1] - aabb[s6 + this.o1], aabb[s6 + 3 + this.o2] - aabb[s6 + this.o2]));
+    }
+    sizes.sort((a, b) => a - b);
+    const medianSize = sizes.length > 0 ? sizes[sizes.length >> 1] : 1;
+    this.cellSize = Math.max(CELL_SIZE_FACTOR * medianSize, 1e-3);
+    this.cells = [];
+    this.cellIndex.clear();
+    this.largeCount = 0;
+    for (let s = 0; s < bodies.slotCount; s++) {
+      if (this.member[s] === 0) continue;
+      this.range[s * 4] = NOT_PLACED;
+      this.large[s] = 0;
+      this.place(s, aabb);
+    }
+    this.needsRebuild = false;
+  }
+
+  /**
+   * Finds the overlapping pairs that need a contact: one side an awake dynamic body, or a moving
+   * kinematic body against a sleeping one (so the sleeper can be woken). `category` classifies each slot
+   * (CAT_*). Results are in `pairs[0 .. 2 * pairCount)`. AABBs must be current in `bodies.aabb`.
+   */
+  findPairs(bodies: BodyStore, category: Uint8Array): void {
+    this.pairCount = 0;
+    const aabb = bodies.aabb;
+    const axis = this.chooseAxis(bodies);
+    if (this.needsRebuild || axis !== this.axis) this.rebuild(bodies, axis);
+    // Moving bodies (and new ones) refresh their columns: cheap when they stay, which is almost always.
+    const range = this.range;
+    for (let s = 0; s < bodies.slotCount; s++) {
+      if (this.member[s] === 0) continue;
+      const cat = category[s];
+      if ((cat !== CAT_STATIC && cat !== CAT_SLEEPING && cat !== CAT_KINEMATIC_IDLE) || range[s * 4] === NOT_PLACED) {
+        this.place(s, aabb);
+      }
+    }
+    for (let c = 0; c < this.cells.length; c++) {
+      const cell = this.cells[c];
+      if (cell.count > 0) this.sweepCell(cell, aabb, category);
+    }
+    if (this.largeCount > 0) this.sweepLarge(aabb, category);
+  }
+
+  /** A body whose pose was set from outside (teleport) moves to its new columns. */
+  touch(slot: number, bodies: BodyStore): void {
+    if (this.member[slot] === 1 && !this.needsRebuild) this.place(slot, bodies.aabb);
+  }
+
+  private chooseAxis(bodies: BodyStore): number {
+    const aabb = bodies.aabb;
+    let n = 0;
     let sx = 0;
     let sy = 0;
     let sz = 0;
     let sxx = 0;
     let syy = 0;
     let szz = 0;
-    for (let i = 0; i < n; i++) {
-      const o = this.order[i] * 6;
+    for (let s = 0; s < bodies.slotCount; s++) {
+      if (this.member[s] === 0 || this.large[s] === 1) continue;
+      const o = s * 6;
       const cx = 0.5 * (aabb[o] + aabb[o + 3]);
       const cy = 0.5 * (aabb[o + 1] + aabb[o + 4]);
       const cz = 0.5 * (aabb[o + 2] + aabb[o + 5]);
@@ -219,7 +278,9 @@ export class BroadPhase {
       sxx += cx * cx;
       syy += cy * cy;
       szz += cz * cz;
+      n++;
     }
+    if (n < 2) return this.axis;
     const vx = sxx - (sx * sx) / n;
     const vy = syy - (sy * sy) / n;
     const vz = szz - (sz * sz) / n;
@@ -235,16 +296,37 @@ export class BroadPhase {
       bestVar = vy;
     }
     if (vz > bestVar) best = 2;
-    if (best !== this.axis) {
-      this.axis = best;
-      this.needsFullSort = true;
-    }
+    return best;
   }
 
-  /** Sorted by key, ties by slot, so the order is a pure function of the AABBs. */
-  private insertionSort(n: number): void {
-    const order = this.order;
-    const keys = this.keys;
+  private ensurePacked(n: number): void {
+    if (n <= this.packedMax.length) return;
+    let cap = this.packedMax.length;
+    while (cap < n) cap *= 2;
+    this.packedMax = new Float64Array(cap);
+    this.packedLo1 = new Float64Array(cap);
+    this.packedHi1 = new Float64Array(cap);
+    this.packedLo2 = new Float64Array(cap);
+    this.packedHi2 = new Float64Array(cap);
+    this.packedCat = new Uint8Array(cap);
+  }
+
+  private growPairs(): Int32Array {
+    const p = new Int32Array(this.pairs.length * 2);
+    p.set(this.pairs);
+    this.pairs = p;
+    return p;
+  }
+
+  /** Sorts one column by the sweep axis (insertion sort, ties by slot) and sweeps it. */
+  private sweepCell(cell: Cell, aabb: Float64Array, category: Uint8Array): void {
+    const axis = this.axis;
+    const o1 = this.o1;
+    const o2 = this.o2;
+    const n = cell.count;
+    const order = cell.slots;
+    const keys = cell.keys;
+    for (let i = 0; i < n; i++) keys[i] = aabb[order[i] * 6 + axis];
     for (let i = 1; i < n; i++) {
       const k = keys[i];
       const s = order[i];
@@ -257,49 +339,131 @@ export class BroadPhase {
       keys[j + 1] = k;
       order[j + 1] = s;
     }
+    // Packed copies in sweep order so the inner loop reads memory sequentially.
+    this.ensurePacked(n);
+    const maxK = this.packedMax;
+    const lo1 = this.packedLo1;
+    const hi1 = this.packedHi1;
+    const lo2 = this.packedLo2;
+    const hi2 = this.packedHi2;
+    const cats = this.packedCat;
+    for (let i = 0; i < n; i++) {
+      const s6 = order[i] * 6;
+      maxK[i] = aabb[s6 + 3 + axis];
+      lo1[i] = aabb[s6 + o1];
+      hi1[i] = aabb[s6 + 3 + o1];
+      lo2[i] = aabb[s6 + o2];
+      hi2[i] = aabb[s6 + 3 + o2];
+      cats[i] = category[order[i]];
+    }
+    const range = this.range;
+    const ci = cell.ci;
+    const cj = cell.cj;
+    let pairs = this.pairs;
+    let pc = this.pairCount * 2;
+    for (let i = 0; i < n; i++) {
+      const c = cats[i];
+      const maxI = maxK[i];
+      const min1 = lo1[i];
+      const max1 = hi1[i];
+      const min2 = lo2[i];
+      const max2 = hi2[i];
+      // An awake body pairs with anything; otherwise only with awake bodies, or (moving kinematic vs
+      // sleeping) so the sleeper can be woken.
+      const any = c === CAT_AWAKE;
+      const wakeable = c === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : c === CAT_SLEEPING ? CAT_KINEMATIC_MOVING : -1;
+      const si = order[i];
+      const ri = si * 4;
+      for (let j = i + 1; j < n && keys[j] <= maxI; j++) {
+        if (!any) {
+          const cj2 = cats[j];
+          if (cj2 !== CAT_AWAKE && cj2 !== wakeable) continue;
+        }
+        // One combined test instead of four branches: the individual outcomes are unpredictable, the
+        // combined one is almost always "no overlap".
+        if ((+(lo1[j] <= max1) & +(hi1[j] >= min1) & +(lo2[j] <= max2) & +(hi2[j] >= min2)) === 0) continue;
+        const sj = order[j];
+        const rj = sj * 4;
+        // Report only in the first column both share.
+        const firstI = range[ri] > range[rj] ? range[ri] : range[rj];
+        const firstJ = range[ri + 2] > range[rj + 2] ? range[ri + 2] : range[rj + 2];
+        if (firstI !== ci || firstJ !== cj) continue;
+        if (pc + 2 > pairs.length) pairs = this.growPairs();
+        pairs[pc] = si < sj ? si : sj;
+        pairs[pc + 1] = si < sj ? sj : si;
+        pc += 2;
+      }
+    }
+    this.pairCount = pc >> 1;
   }
 
-  /** Bottom-up merge sort into preallocated scratch: O(n log n) when the order is far from sorted. */
-  private mergeSort(n: number): void {
-    let srcO = this.order;
-    let srcK = this.keys;
-    let dstO = this.scratchOrder;
-    let dstK = this.scratchKeys;
-    for (let width = 1; width < n; width *= 2) {
-      for (let lo = 0; lo < n; lo += 2 * width) {
-        const mid = Math.min(lo + width, n);
-        const hi = Math.min(lo + 2 * width, n);
-        let i = lo;
-        let j = mid;
-        let k = lo;
-        while (i < mid && j < hi) {
-          if (srcK[j] < srcK[i] || (srcK[j] === srcK[i] && srcO[j] < srcO[i])) {
-            dstK[k] = srcK[j];
-            dstO[k++] = srcO[j++];
-          } else {
-            dstK[k] = srcK[i];
-            dstO[k++] = srcO[i++];
+  /** Large bodies against the columns they cover, and against each other. */
+  private sweepLarge(aabb: Float64Array, category: Uint8Array): void {
+    const axis = this.axis;
+    const o1 = this.o1;
+    const o2 = this.o2;
+    const range = this.range;
+    let pairs = this.pairs;
+    let pc = this.pairCount * 2;
+    for (let k = 0; k < this.largeCount; k++) {
+      const L = this.largeList[k];
+      const cL = category[L];
+      const anyL = cL === CAT_AWAKE;
+      const wakeL = cL === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : cL === CAT_SLEEPING ? CAT_KINEMATIC_MOVING : -1;
+      const l6 = L * 6;
+      const minA = aabb[l6 + axis];
+      const maxA = aabb[l6 + 3 + axis];
+      const min1 = aabb[l6 + o1];
+      const max1 = aabb[l6 + 3 + o1];
+      const min2 = aabb[l6 + o2];
+      const max2 = aabb[l6 + 3 + o2];
+      const rl = L * 4;
+      for (let c = 0; c < this.cells.length; c++) {
+        const cell = this.cells[c];
+        if (cell.count === 0) continue;
+        if (cell.ci < range[rl] || cell.ci > range[rl + 1] || cell.cj < range[rl + 2] || cell.cj > range[rl + 3]) continue;
+        const order = cell.slots;
+        const keys = cell.keys;
+        for (let j = 0; j < cell.count && keys[j] <= maxA; j++) {
+          const sj = order[j];
+          const cj2 = category[sj];
+          if (!anyL && cj2 !== CAT_AWAKE && cj2 !== wakeL) continue;
+          const j6 = sj * 6;
+          if (
+            (+(aabb[j6 + 3 + axis] >= minA) &
+              +(aabb[j6 + o1] <= max1) &
+              +(aabb[j6 + 3 + o1] >= min1) &
+              +(aabb[j6 + o2] <= max2) &
+              +(aabb[j6 + 3 + o2] >= min2)) ===
+            0
+          ) {
+            continue;
           }
-        }
-        while (i < mid) {
-          dstK[k] = srcK[i];
-          dstO[k++] = srcO[i++];
-        }
-        while (j < hi) {
-          dstK[k] = srcK[j];
-          dstO[k++] = srcO[j++];
+          // The body may sit in several covered columns: report in its first one inside L's range.
+          const rj = sj * 4;
+          const firstI = range[rj] > range[rl] ? range[rj] : range[rl];
+          const firstJ = range[rj + 2] > range[rl + 2] ? range[rj + 2] : range[rl + 2];
+          if (firstI !== cell.ci || firstJ !== cell.cj) continue;
+          if (pc + 2 > pairs.length) pairs = this.growPairs();
+          pairs[pc] = L < sj ? L : sj;
+          pairs[pc + 1] = L < sj ? sj : L;
+          pc += 2;
         }
       }
-      const to = srcO;
-      const tk = srcK;
-      srcO = dstO;
-      srcK = dstK;
-      dstO = to;
-      dstK = tk;
+      for (let m = k + 1; m < this.largeCount; m++) {
+        const M = this.largeList[m];
+        const cM = category[M];
+        if (!anyL && cM !== CAT_AWAKE && cM !== wakeL) continue;
+        const m6 = M * 6;
+        if (aabb[m6] > aabb[l6 + 3] || aabb[m6 + 3] < aabb[l6]) continue;
+        if (aabb[m6 + 1] > aabb[l6 + 4] || aabb[m6 + 4] < aabb[l6 + 1]) continue;
+        if (aabb[m6 + 2] > aabb[l6 + 5] || aabb[m6 + 5] < aabb[l6 + 2]) continue;
+        if (pc + 2 > pairs.length) pairs = this.growPairs();
+        pairs[pc] = L < M ? L : M;
+        pairs[pc + 1] = L < M ? M : L;
+        pc += 2;
+      }
     }
-    if (srcO !== this.order) {
-      this.order.set(srcO.subarray(0, n));
-      this.keys.set(srcK.subarray(0, n));
-    }
+    this.pairCount = pc >> 1;
   }
 }

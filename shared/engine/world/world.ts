@@ -16,7 +16,7 @@ import { hashBodies } from "./state-hash.ts";
  * Changes whenever a code change alters simulation results. Replays record it and refuse to verify
  * against a different engine version.
  */
-export const ENGINE_VERSION = "1.1.0";
+export const ENGINE_VERSION = "1.2.0";
 
 
 export interface RaycastHit {
@@ -231,6 +231,7 @@ export class World {
       this.bodies.updateWorldInertia(slot);
     }
     this.bodies.updateAabb(slot);
+    this.pipeline.broad.touch(slot, this.bodies);
   }
 
   /**
