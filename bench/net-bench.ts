@@ -18,6 +18,7 @@ import { getBuiltinScenario, type Scenario } from "../shared/scenarios/index.ts"
  *
  * Scenes (the targets of issue 4):
  * - pile1000: the first 10 s after the room starts (everything falls and settles; sleeping is off).
+ * - heap1000 (when the scene library has it): the same with randomly turned, tumbling boxes.
  * - fiedler-cubes: 900 resting cubes, the client's avatar pushes through the grid for 60 s.
  * - all asleep: fiedler-cubes without a player, measured 10 s after everything fell asleep.
  */
@@ -187,6 +188,11 @@ try {
   const s = SHORT ? 0.3 : 1;
   process.stderr.write("pile1000, first 10 s…\n");
   results.push(await measure(url, "pile1000 (first 10 s)", getBuiltinScenario("pile1000")!, { seconds: 10 * s }));
+  if (getBuiltinScenario("heap1000")) {
+    // The tumbling heap (randomly turned boxes): the worst case for a 1000-body scene.
+    process.stderr.write("heap1000, first 10 s…\n");
+    results.push(await measure(url, "heap1000 (first 10 s)", getBuiltinScenario("heap1000")!, { seconds: 10 * s }));
+  }
   process.stderr.write("fiedler-cubes, avatar pushing for 60 s…\n");
   results.push(await measure(url, "fiedler-cubes + avatar (60 s)", getBuiltinScenario("fiedler-cubes")!, { seconds: 60 * s, drive: pushThroughGrid }));
   process.stderr.write("all asleep, 10 s…\n");
@@ -196,7 +202,7 @@ try {
   rmSync(replayDir, { recursive: true, force: true });
 }
 
-const targets: Record<string, number> = { pile1000: 300, fiedler: 32, asleep: 0.5 };
+const targets: Record<string, number> = { pile1000: 300, heap1000: 300, fiedler: 32, asleep: 0.5 };
 const fmt = (n: number, d = 2) => n.toFixed(d);
 const lines = [
   `net bench: ${process.version}, ${new Date().toISOString()}, 1 client on loopback, 60 Hz ticks, 20 Hz patches`,
@@ -205,7 +211,7 @@ const lines = [
   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 ];
 for (const r of results) {
-  const key = r.scene.startsWith("pile") ? "pile1000" : r.scene.startsWith("fiedler") ? "fiedler" : "asleep";
+  const key = r.scene.startsWith("pile") ? "pile1000" : r.scene.startsWith("heap") ? "heap1000" : r.scene.startsWith("fiedler") ? "fiedler" : "asleep";
   const perTick = r.physicsMs + r.simOtherMs + (r.syncMsPerPatch + r.encodeMsPerPatch) / 3;
   lines.push(
     `| ${r.scene} | ${fmt(r.seconds, 1)} | ${fmt(r.bytesPerSecond / 1000, 2)} | ${fmt(r.steadyBytesPerSecond / 1000, 2)} | ≤ ${targets[key]} | ${r.joinBytes} | ${r.bytes} | ${r.patches} | ${fmt(r.physicsMs, 3)} | ${fmt(r.simOtherMs, 3)} | ${fmt(r.tickP99Ms, 2)} | ${fmt(r.syncMsPerPatch, 3)} | ${fmt(r.encodeMsPerPatch, 3)} | ${fmt(perTick, 3)} | ${r.maxChangedBodies} |`,

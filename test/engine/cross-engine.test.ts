@@ -6,7 +6,7 @@ import { build } from "vite";
 import { describe, expect, it } from "vitest";
 import { scriptedHashes } from "./scripted-run.ts";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TICKS = 600;
 
 describe("determinism across JavaScript engines", () => {

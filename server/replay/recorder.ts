@@ -1,0 +1,86 @@
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { join } from "node:path";
+import { ENGINE_VERSION } from "../../shared/engine/index.ts";
+import { bodyDigests, type RoomSim, SIM_VERSION, type StepResult } from "../../shared/sim/index.ts";
+import { DEFAULT_KEYFRAME_INTERVAL, type ReplayHeader, REPLAY_FORMAT, type TickLine } from "./format.ts";
+
+/** Default replay directory, relative to the working directory (env REPLAY_DIR overrides). */
+export const DEFAULT_REPLAY_DIR = "data/replays";
+
+export function replayPath(dir: string, roomId: string): string {
+  return join(dir, `${roomId}.ndjson`);
+}
+
+/**
+ * Appends a room's replay (see format.ts). Lines are buffered in memory and written by `flush()`,
+ * which the room calls every 500 ms and on dispose, so a crash loses at most the last second. Writes go
+ * through a WriteStream (asynchronous; the tick never waits on the disk).
+ */
+export class ReplayRecorder {
+  readonly path: string;
+  private readonly stream: WriteStream;
+  private buffer: string[] = [];
+  private readonly keyframeInterval: number;
+  private closed = false;
+  /** Bytes handed to the stream so far. */
+  bytesWritten = 0;
+
+  constructor(dir: string, roomId: string, sim: RoomSim, keyframeInterval = DEFAULT_KEYFRAME_INTERVAL) {
+    mkdirSync(dir, { recursive: true });
+    this.path = replayPath(dir, roomId);
+    this.keyframeInterval = keyframeInterval;
+    this.stream = createWriteStream(this.path, { flags: "w" });
+    // A failing disk must not take the process down; the room keeps running without its recording.
+    this.stream.on("error", () => {
+      this.closed = true;
+    });
+    const header: ReplayHeader = {
+      type: "header",
+      format: REPLAY_FORMAT,
+      engineVersion: ENGINE_VERSION,
+      simVersion: SIM_VERSION,
+      node: process.version,
+      roomId,
+      createdAt: new Date().toISOString(),
+      tickRate: sim.world.settings.tickRate,
+      keyframeInterval,
+      options: sim.options,
+      scenario: sim.scenario,
+      settings: sim.world.settings,
+    };
+    this.buffer.push(JSON.stringify(header));
+    void this.flush();
+  }
+
+  /** Records one tick; adds a keyframe every keyframeInterval ticks. */
+  record(result: StepResult, sim: RoomSim): void {
+    if (this.closed) return;
+    const line: TickLine = { t: result.tick, h: result.hash };
+    if (result.applied.length > 0) line.i = result.applied;
+    this.buffer.push(JSON.stringify(line));
+    if (result.tick % this.keyframeInterval === 0) this.keyframe(sim);
+  }
+
+  private keyframe(sim: RoomSim): void {
+    this.buffer.push(JSON.stringify({ type: "keyframe", t: sim.tick, bodies: bodyDigests(sim.world) }));
+  }
+
+  /** Hands the buffered lines to the file; resolves once they are written. */
+  flush(): Promise<void> {
+    if (this.closed || this.buffer.length === 0) return Promise.resolve();
+    const chunk = `${this.buffer.join("\n")}\n`;
+    this.buffer = [];
+    this.bytesWritten += Buffer.byteLength(chunk);
+    return new Promise((resolve) => this.stream.write(chunk, () => resolve()));
+  }
+
+  /** Writes a final keyframe (unless one was just written) and an end line, then closes the file. */
+  close(sim: RoomSim, reason: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (sim.tick % this.keyframeInterval !== 0) this.keyframe(sim);
+    this.buffer.push(JSON.stringify({ type: "end", t: sim.tick, reason }));
+    void this.flush();
+    this.closed = true;
+    return new Promise((resolve) => this.stream.end(resolve));
+  }
+}
