@@ -18,7 +18,7 @@ function profileScene(name: string, warm: number, measured: number): string[] {
   const { world } = loadScenario(getBuiltinScenario(name)!);
   world.profiling = true;
   for (let i = 0; i < warm; i++) world.step();
-  const keys = ["broad", "narrow", "solve", "integrate", "islands", "total"] as const;
+  const keys = ["broad", "narrow", "ccd", "solve", "integrate", "islands", "total"] as const;
   const series: Record<string, number[]> = {};
   for (const k of keys) series[k] = [];
   for (let i = 0; i < measured; i++) {
@@ -101,9 +101,9 @@ async function main(): Promise<void> {
     ["arena", 60, quick ? 60 : 300],
   ];
   printTable(
-    ["scene", "steps", "broad", "narrow", "solve", "integrate", "islands", "total", "pairs / recycled / constraints (last step)"],
+    ["scene", "steps", "broad", "narrow", "ccd", "solve", "integrate", "islands", "total", "pairs / recycled / constraints (last step)"],
     scenes.map(([n, w, m]) => profileScene(n, w, m)),
-    ["left", "left", "right", "right", "right", "right", "right", "right", "right"],
+    ["left", "left", "right", "right", "right", "right", "right", "right", "right", "right"],
   );
 
   process.stdout.write(`\n## Broad-phase scaling: sparse moving spheres (ms/step, medians)\n\n`);

@@ -96,3 +96,14 @@ describe("continuous collision (failure-lab)", () => {
     }
   });
 });
+
+describe("CCD accounting", () => {
+  it("profiles swept pairs as the ccd stage and counts them", () => {
+    const { world } = loadScenario(getBuiltinScenario("failure-lab") as Scenario, { ccd: true });
+    world.profiling = true;
+    world.step();
+    world.step();
+    expect(world.lastStepStats.sweptPairs).toBe(1);
+    expect(world.profile.ccd).toBeGreaterThan(0);
+  });
+});

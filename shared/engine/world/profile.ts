@@ -2,7 +2,7 @@
 export interface StepProfile {
   /** AABB update, sort and sweep. */
   broad: number;
-  /** Pair bookkeeping and narrow phase (contact manifolds, recycling). */
+  /** Pair bookkeeping and narrow phase (contact manifolds, recycling), CCD-swept pairs excluded. */
   narrow: number;
   /** Constraint preparation, warm start, solve, relax, restitution. */
   solve: number;
@@ -10,7 +10,10 @@ export interface StepProfile {
   integrate: number;
   /** Island building and sleeping. */
   islands: number;
-  /** Continuous collision (speculative margins are part of narrow; this is sweep work). */
+  /**
+   * Continuous collision: narrow-phase work on pairs whose contact margin was stretched over the
+   * distance swept this step (speculative CCD; the swept AABBs themselves cost next to nothing in broad).
+   */
   ccd: number;
   /** Whole step. */
   total: number;

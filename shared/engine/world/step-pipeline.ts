@@ -27,12 +27,14 @@ export interface StepStats {
   narrowPairs: number;
   /** ... of which reused their previous manifold. */
   recycled: number;
+  /** ... of which had their contact margin stretched by CCD over the distance swept this step. */
+  sweptPairs: number;
   /** Contact constraints solved. */
   constraints: number;
 }
 
 export function emptyStats(): StepStats {
-  return { awake: 0, broadPairs: 0, narrowPairs: 0, recycled: 0, constraints: 0 };
+  return { awake: 0, broadPairs: 0, narrowPairs: 0, recycled: 0, sweptPairs: 0, constraints: 0 };
 }
 
 /** Why the engine removed a body on its own. */
@@ -83,6 +85,8 @@ export class StepPipeline {
     warmStarting: true,
     restitutionThreshold: 0,
   };
+  /** Narrow-phase milliseconds spent on CCD-swept pairs this step (profiling only). */
+  private ccdMs = 0;
   /** Length of the current step, s (a field, so helpers need not take it as a boxed argument). */
   private dt = 0;
 
@@ -103,6 +107,8 @@ export class StepPipeline {
     if (w.removedLastStep.length > 0) w.removedLastStep.length = 0;
     stats.narrowPairs = 0;
     stats.recycled = 0;
+    stats.sweptPairs = 0;
+    this.ccdMs = 0;
 
     this.classify(true);
     // Nothing awake and no kinematic body moving: no pair can change, skip the sweep entirely.
@@ -139,11 +145,11 @@ export class StepPipeline {
     if (prof) {
       const t5 = now();
       p.broad = t1 - t0;
-      p.narrow = t2 - t1;
+      p.narrow = t2 - t1 - this.ccdMs;
       p.integrate = tIntegrate;
       p.solve = t3 - t2 - tIntegrate;
       p.islands = t4 - t3;
-      p.ccd = 0;
+      p.ccd = this.ccdMs;
       p.total = t5 - t0;
     }
   }
@@ -231,6 +237,7 @@ export class StepPipeline {
     const vel = b.vel;
     const angVel = b.angVel;
     const stats = this.world.lastStepStats;
+    const prof = this.world.profiling;
     let woke = false;
     for (let c = 0; c < contacts.count; c++) {
       const a = contacts.bodyA[c];
@@ -257,12 +264,17 @@ export class StepPipeline {
       stats.narrowPairs++;
       // The margin travels in a field: passing computed doubles to calls V8 does not inline boxes them.
       this.manifold.margin = margin;
+      // Pairs whose margin CCD stretched beyond the speculative distance are the CCD stage's work.
+      const swept = margin > spec;
+      const t0 = swept && prof ? now() : 0;
+      if (swept) stats.sweptPairs++;
       if (recyclable && contacts.tryRecycle(c, b, this.manifold)) {
         stats.recycled++;
       } else {
         collidePair(this.manifold, b, a, bb);
         contacts.storeManifold(c, this.manifold, b);
       }
+      if (swept && prof) this.ccdMs += now() - t0;
       if (ca === CAT_SLEEPING || cb === CAT_SLEEPING) {
         const count = contacts.pointCount[c];
         if (count === 0) continue;
