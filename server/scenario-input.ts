@@ -4,27 +4,61 @@ export type ScenarioResolution =
   | { ok: true; scenario: Scenario }
   | { ok: false; message: string; issues: ScenarioIssue[] };
 
+/** Server policy on top of the scenario format's own limits (shared/scenarios/validate.ts). */
+export interface ScenarioCaps {
+  /** Most bodies. Default: the format's limit (20000). */
+  maxBodies?: number;
+  /** Highest world.tickRate, steps per second (CPU per room grows with it). Default: the format's (1000). */
+  maxTickRate?: number;
+  /** Largest scenario JSON (UTF-8 bytes of its compact serialisation). Default 3.5 MiB. */
+  maxJsonBytes?: number;
+}
+
+/** Default JSON size cap: under the admin API's 4 MiB body limit, so the 400 names the field. */
+export const DEFAULT_MAX_SCENARIO_JSON_BYTES = 3.5 * 1024 * 1024;
+
+function fail(path: string, message: string): ScenarioResolution {
+  const issue = { path, message };
+  return { ok: false, message: `${issue.path}: ${issue.message}`, issues: [issue] };
+}
+
 /**
  * A scenario from untrusted input: a built-in name or scenario JSON (an object). Problems are reported
  * with paths prefixed by `prefix` (e.g. `scenario.bodies[3].shape.radius`), so the admin API's 400
  * names the exact field.
  */
-export function resolveScenario(input: unknown, prefix = "scenario", maxBodies?: number): ScenarioResolution {
+export function resolveScenario(input: unknown, prefix = "scenario", caps: ScenarioCaps = {}): ScenarioResolution {
   if (typeof input === "string") {
     const scenario = getBuiltinScenario(input);
-    if (scenario) return { ok: true, scenario };
-    const issue = { path: prefix, message: `unknown built-in scenario "${input.slice(0, 64)}" (known: ${builtinNames().join(", ")})` };
-    return { ok: false, message: `${issue.path}: ${issue.message}`, issues: [issue] };
+    if (scenario) return checkTickRate(scenario, prefix, caps);
+    return fail(prefix, `unknown built-in scenario "${input.slice(0, 64)}" (known: ${builtinNames().join(", ")})`);
   }
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
-    const issue = { path: prefix, message: "must be a built-in scenario name or a scenario object" };
-    return { ok: false, message: `${issue.path}: ${issue.message}`, issues: [issue] };
+    return fail(prefix, "must be a built-in scenario name or a scenario object");
   }
-  const result = validateScenario(input, maxBodies !== undefined ? { maxBodies } : undefined);
-  if (result.ok) return { ok: true, scenario: result.scenario };
-  const issues = result.issues.map((i) => ({
-    path: i.path === "(root)" ? prefix : i.path.startsWith("[") ? `${prefix}${i.path}` : `${prefix}.${i.path}`,
-    message: i.message,
-  }));
-  return { ok: false, message: formatIssues(issues), issues };
+  const maxJsonBytes = caps.maxJsonBytes ?? DEFAULT_MAX_SCENARIO_JSON_BYTES;
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(input));
+  } catch {
+    return fail(prefix, "is not serialisable as JSON");
+  }
+  if (bytes > maxJsonBytes) return fail(prefix, `scenario JSON is ${bytes} bytes, at most ${maxJsonBytes} allowed`);
+  const result = validateScenario(input, caps.maxBodies !== undefined ? { maxBodies: caps.maxBodies } : undefined);
+  if (!result.ok) {
+    const issues = result.issues.map((i) => ({
+      path: i.path === "(root)" ? prefix : i.path.startsWith("[") ? `${prefix}${i.path}` : `${prefix}.${i.path}`,
+      message: i.message,
+    }));
+    return { ok: false, message: formatIssues(issues), issues };
+  }
+  return checkTickRate(result.scenario, prefix, caps);
+}
+
+function checkTickRate(scenario: Scenario, prefix: string, caps: ScenarioCaps): ScenarioResolution {
+  const rate = scenario.world?.tickRate;
+  if (caps.maxTickRate !== undefined && rate !== undefined && rate > caps.maxTickRate) {
+    return fail(`${prefix}.world.tickRate`, `must be <= ${caps.maxTickRate} in this room`);
+  }
+  return { ok: true, scenario };
 }

@@ -22,6 +22,8 @@ export interface ScenarioLimits {
   maxBodies: number;
   /** Largest sphere radius or box half extent, metres. Default 1000. */
   maxExtent: number;
+  /** Smallest sphere radius or box half extent, metres (keeps inertia finite). Default 0.001. */
+  minExtent: number;
   /** Largest |component| of a body position, metres. Default 1e5. */
   maxCoordinate: number;
   /** Largest |component| of a linear (m/s) or angular (rad/s) velocity. Default 1000. */
@@ -33,6 +35,7 @@ export interface ScenarioLimits {
 export const DEFAULT_SCENARIO_LIMITS: Readonly<ScenarioLimits> = Object.freeze({
   maxBodies: 20000,
   maxExtent: 1000,
+  minExtent: 0.001,
   maxCoordinate: 1e5,
   maxSpeed: 1000,
   maxJsonBytes: 4 * 1024 * 1024,
@@ -140,14 +143,19 @@ interface NumberRule {
 }
 
 const POSITIVE: NumberRule = { gt: 0 };
+/**
+ * Mass and density floor: a subnormal mass has an infinite inverse mass, and its first contact turns it
+ * (and what it touches) into NaN. A milligram is far below anything a scene means.
+ */
+const MASS_RULE: NumberRule = { gt: 0, ge: 1e-6 };
 const NON_NEGATIVE: NumberRule = { ge: 0 };
 const UNIT_INTERVAL: NumberRule = { ge: 0, le: 1 };
 const SOLVER_ITERATIONS: NumberRule = { integer: true, ge: 1, le: 64 };
 
 type BodyScalar = "mass" | "density" | "friction" | "restitution" | "linearDamping" | "angularDamping";
 const BODY_SCALARS: readonly [BodyScalar, NumberRule][] = [
-  ["mass", POSITIVE],
-  ["density", POSITIVE],
+  ["mass", MASS_RULE],
+  ["density", MASS_RULE],
   ["friction", NON_NEGATIVE],
   ["restitution", UNIT_INTERVAL],
   ["linearDamping", NON_NEGATIVE],
@@ -192,9 +200,10 @@ function readNumber(v: unknown, path: string, issues: IssueList, rule: NumberRul
   }
   const before = issues.total;
   if (rule.integer && !Number.isInteger(v)) issues.add(path, "must be an integer");
+  // One bound issue per value: the first that fails ("must be > 0" says more than "must be >= 0.001").
   if (rule.gt !== undefined && !(v > rule.gt)) issues.add(path, `must be > ${rule.gt}`);
-  if (rule.ge !== undefined && v < rule.ge) issues.add(path, `must be >= ${rule.ge}`);
-  if (rule.le !== undefined && v > rule.le) issues.add(path, `must be <= ${rule.le}`);
+  else if (rule.ge !== undefined && v < rule.ge) issues.add(path, `must be >= ${rule.ge}`);
+  else if (rule.le !== undefined && v > rule.le) issues.add(path, `must be <= ${rule.le}`);
   return issues.total === before ? v : undefined;
 }
 
@@ -287,7 +296,7 @@ function readShape(v: unknown, path: string, issues: IssueList, limits: Scenario
     return undefined;
   }
   const type = own(v, "type");
-  const extentRule: NumberRule = { gt: 0, le: limits.maxExtent };
+  const extentRule: NumberRule = { gt: 0, ge: limits.minExtent, le: limits.maxExtent };
   if (type === "sphere") {
     checkKeys(v, SPHERE_KEYS, path, issues);
     const radiusPath = keyPath(path, "radius");

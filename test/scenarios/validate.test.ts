@@ -41,6 +41,26 @@ describe("validateScenario: accepted input", () => {
     expect(Object.keys(result.scenario.bodies[0])).toEqual(["id", "type", "shape", "position"]);
   });
 
+  it("refuses masses, densities and sizes so small their inverse would overflow", () => {
+    const r = validateScenario(
+      scenario([
+        sphere("a", { mass: 5e-324 }),
+        sphere("b", { density: 1e-9 }),
+        { id: "c", type: "dynamic", shape: { type: "sphere", radius: 1e-300 }, position: [0, 0, 0] },
+        { id: "d", type: "dynamic", shape: { type: "box", halfExtents: [1, 0.0005, 1] }, position: [0, 0, 0] },
+      ]),
+    );
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.issues).toEqual([
+        { path: "bodies[0].mass", message: "must be >= 0.000001" },
+        { path: "bodies[1].density", message: "must be >= 0.000001" },
+        { path: "bodies[2].shape.radius", message: "must be >= 0.001" },
+        { path: "bodies[3].shape.halfExtents[1]", message: "must be >= 0.001" },
+      ]);
+    }
+  });
+
   it("accepts every field at its limits", () => {
     const input = scenario(
       [
@@ -51,14 +71,14 @@ describe("validateScenario: accepted input", () => {
           rotation: [0, 0, 0, 1],
           linearVelocity: [1000, -1000, 0],
           angularVelocity: [0, 0, 1000],
-          mass: 1e-9,
+          mass: 1e-6,
           density: 1e9,
           friction: 0,
           restitution: 1,
           linearDamping: 0,
           angularDamping: 5,
         }),
-        { id: "b", type: "static", shape: { type: "box", halfExtents: [1000, 1e-6, 1] }, position: [0, 0, 0] },
+        { id: "b", type: "static", shape: { type: "box", halfExtents: [1000, 0.001, 1] }, position: [0, 0, 0] },
       ],
       {
         description: "d".repeat(1000),

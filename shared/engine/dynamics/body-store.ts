@@ -145,6 +145,9 @@ export class BodyStore {
   /** Adds a body; the definition must already be valid (see scenario validation). Returns its slot. */
   add(def: BodyDef): number {
     if (this.idToSlot.has(def.id)) throw new Error(`duplicate body id "${def.id}"`);
+    for (const v of [def.position, def.rotation ?? [], def.linearVelocity ?? [], def.angularVelocity ?? []]) {
+      for (const x of v) if (!Number.isFinite(x)) throw new Error(`body "${def.id}": non-finite pose or velocity`);
+    }
     let slot: number;
     if (this.freeSlots.length > 0) {
       slot = this.freeSlots.pop()!;
@@ -193,7 +196,12 @@ export class BodyStore {
     this.angVel[s3 + 1] = w[1];
     this.angVel[s3 + 2] = w[2];
 
-    this.setMassProperties(slot, def);
+    try {
+      this.setMassProperties(slot, def);
+    } catch (err) {
+      this.remove(slot);
+      throw err;
+    }
     this.friction[slot] = def.friction ?? BODY_DEFAULTS.friction;
     this.restitution[slot] = def.restitution ?? BODY_DEFAULTS.restitution;
     this.linearDamping[slot] = def.linearDamping ?? BODY_DEFAULTS.linearDamping;
@@ -251,6 +259,12 @@ export class BodyStore {
     this.invInertia[s3] = 1 / ix;
     this.invInertia[s3 + 1] = 1 / iy;
     this.invInertia[s3 + 2] = 1 / iz;
+    // An infinite inverse (subnormal mass, a sub-atomic shape) would turn the first contact into NaN.
+    // validateScenario refuses such bodies; this catches callers that skipped it.
+    const inv = this.invMass[slot] + this.invInertia[s3] + this.invInertia[s3 + 1] + this.invInertia[s3 + 2];
+    if (!Number.isFinite(inv) || !(mass > 0)) {
+      throw new Error(`body "${def.id}": mass ${mass} and shape give a non-finite inverse mass or inertia`);
+    }
   }
 
   /** invInertiaWorld = R diag(I⁻¹) Rᵀ from the current orientation. */

@@ -425,18 +425,22 @@ export class ContactSolver {
         bwy += ln * cs[p + IBXN + 1];
         bwz += ln * cs[p + IBXN + 2];
       }
-      vel[va] -= mA * px;
-      vel[va + 1] -= mA * py;
-      vel[va + 2] -= mA * pz;
-      vel[va + 3] -= awx;
-      vel[va + 4] -= awy;
-      vel[va + 5] -= awz;
-      vel[vb] += mB * px;
-      vel[vb + 1] += mB * py;
-      vel[vb + 2] += mB * pz;
-      vel[vb + 3] += bwx;
-      vel[vb + 4] += bwy;
-      vel[vb + 5] += bwz;
+      if (mA !== 0) {
+        vel[va] -= mA * px;
+        vel[va + 1] -= mA * py;
+        vel[va + 2] -= mA * pz;
+        vel[va + 3] -= awx;
+        vel[va + 4] -= awy;
+        vel[va + 5] -= awz;
+      }
+      if (mB !== 0) {
+        vel[vb] += mB * px;
+        vel[vb + 1] += mB * py;
+        vel[vb + 2] += mB * pz;
+        vel[vb + 3] += bwx;
+        vel[vb + 4] += bwy;
+        vel[vb + 5] += bwz;
+      }
     }
   }
 
@@ -625,22 +629,26 @@ export class ContactSolver {
         wbz += d * cs[p + IBXN + 2];
       }
 
-      vel[va] = vax;
-      vel[va + 1] = vay;
-      vel[va + 2] = vaz;
-      vel[va + 3] = wax;
-      vel[va + 4] = way;
-      vel[va + 5] = waz;
-      vel[vb] = vbx;
-      vel[vb + 1] = vby;
-      vel[vb + 2] = vbz;
-      vel[vb + 3] = wbx;
-      vel[vb + 4] = wby;
-      vel[vb + 5] = wbz;
+      // Only dynamic bodies take the result. Static, sleeping and kinematic partners would only get
+      // exact zeros added, but a non-finite impulse (0 × NaN) must not reach the shared immovable body
+      // and spread from it to every other contact.
+      if (mA !== 0) {
+        vel[va] = vax;
+        vel[va + 1] = vay;
+        vel[va + 2] = vaz;
+        vel[va + 3] = wax;
+        vel[va + 4] = way;
+        vel[va + 5] = waz;
+      }
+      if (mB !== 0) {
+        vel[vb] = vbx;
+        vel[vb + 1] = vby;
+        vel[vb + 2] = vbz;
+        vel[vb + 3] = wbx;
+        vel[vb + 4] = wby;
+        vel[vb + 5] = wbz;
+      }
     }
-    // The immovable body absorbs nothing: undo anything written to it (it has zero inverse mass, so
-    // only exact zeros were added, but keep it explicit for safety against -0 and NaN propagation).
-    for (let k = 0; k < 6; k++) vel[k] = 0;
   }
 
   /**
@@ -680,21 +688,24 @@ export class ContactSolver {
         if (next < 0) next = 0;
         cs[p + LN] = next;
         const d = next - old;
-        vel[va] -= mA * d * nx;
-        vel[va + 1] -= mA * d * ny;
-        vel[va + 2] -= mA * d * nz;
-        vel[va + 3] -= d * cs[p + IAXN];
-        vel[va + 4] -= d * cs[p + IAXN + 1];
-        vel[va + 5] -= d * cs[p + IAXN + 2];
-        vel[vb] += mB * d * nx;
-        vel[vb + 1] += mB * d * ny;
-        vel[vb + 2] += mB * d * nz;
-        vel[vb + 3] += d * cs[p + IBXN];
-        vel[vb + 4] += d * cs[p + IBXN + 1];
-        vel[vb + 5] += d * cs[p + IBXN + 2];
+        if (mA !== 0) {
+          vel[va] -= mA * d * nx;
+          vel[va + 1] -= mA * d * ny;
+          vel[va + 2] -= mA * d * nz;
+          vel[va + 3] -= d * cs[p + IAXN];
+          vel[va + 4] -= d * cs[p + IAXN + 1];
+          vel[va + 5] -= d * cs[p + IAXN + 2];
+        }
+        if (mB !== 0) {
+          vel[vb] += mB * d * nx;
+          vel[vb + 1] += mB * d * ny;
+          vel[vb + 2] += mB * d * nz;
+          vel[vb + 3] += d * cs[p + IBXN];
+          vel[vb + 4] += d * cs[p + IBXN + 1];
+          vel[vb + 5] += d * cs[p + IBXN + 2];
+        }
       }
     }
-    for (let k = 0; k < 6; k++) vel[k] = 0;
   }
 
   /**

@@ -363,32 +363,38 @@ export class StepPipeline {
       b.pos[s * 3 + 2] = b.target[t + 2];
       for (let i = 0; i < 4; i++) b.rot[s * 4 + i] = b.target[t + 3 + i];
     }
-    const bounds = this.world.settings.bounds;
     for (let k = 0; k < this.awakeCount; k++) {
       const s = this.awake[k];
       b.updateWorldInertia(s);
-      const s3 = s * 3;
-      const x = b.pos[s3];
-      const y = b.pos[s3 + 1];
-      const z = b.pos[s3 + 2];
-      const finite =
-        Number.isFinite(x + y + z) &&
-        Number.isFinite(b.vel[s3] + b.vel[s3 + 1] + b.vel[s3 + 2]) &&
-        Number.isFinite(b.angVel[s3] + b.angVel[s3 + 1] + b.angVel[s3 + 2]) &&
-        Number.isFinite(b.rot[s * 4] + b.rot[s * 4 + 1] + b.rot[s * 4 + 2] + b.rot[s * 4 + 3]);
-      let reason: RemovedBody["reason"] | null = finite ? null : "non-finite";
-      if (
-        reason === null &&
-        bounds !== null &&
-        (x < bounds.min[0] || y < bounds.min[1] || z < bounds.min[2] || x > bounds.max[0] || y > bounds.max[1] || z > bounds.max[2])
-      ) {
-        reason = "bounds";
-      }
-      if (reason !== null) {
-        this.world.removedLastStep.push({ id: b.ids[s]!, handle: b.handleOf(s), reason });
-      }
+      this.guard(s);
     }
+    // Kinematic bodies are moved from outside: the same guard applies to them.
+    for (let k = 0; k < this.kinematicCount; k++) this.guard(this.kinematic[k]);
     if (this.world.removedLastStep.length > 0) this.removeReported();
+  }
+
+  /** Reports a body that became non-finite or left the world bounds (it is removed after the loop). */
+  private guard(s: number): void {
+    const b = this.world.bodies;
+    const bounds = this.world.settings.bounds;
+    const s3 = s * 3;
+    const x = b.pos[s3];
+    const y = b.pos[s3 + 1];
+    const z = b.pos[s3 + 2];
+    const finite =
+      Number.isFinite(x + y + z) &&
+      Number.isFinite(b.vel[s3] + b.vel[s3 + 1] + b.vel[s3 + 2]) &&
+      Number.isFinite(b.angVel[s3] + b.angVel[s3 + 1] + b.angVel[s3 + 2]) &&
+      Number.isFinite(b.rot[s * 4] + b.rot[s * 4 + 1] + b.rot[s * 4 + 2] + b.rot[s * 4 + 3]);
+    let reason: RemovedBody["reason"] | null = finite ? null : "non-finite";
+    if (
+      reason === null &&
+      bounds !== null &&
+      (x < bounds.min[0] || y < bounds.min[1] || z < bounds.min[2] || x > bounds.max[0] || y > bounds.max[1] || z > bounds.max[2])
+    ) {
+      reason = "bounds";
+    }
+    if (reason !== null) this.world.removedLastStep.push({ id: b.ids[s]!, handle: b.handleOf(s), reason });
   }
 
   private removeReported(): void {

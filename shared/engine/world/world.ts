@@ -127,6 +127,11 @@ export class World {
     return out;
   }
 
+  /** Inputs from outside must be finite: one NaN would spread through every contact of its island. */
+  private finite(what: string, v: readonly number[], n: number): void {
+    for (let k = 0; k < n; k++) if (!Number.isFinite(v[k])) throw new Error(`${what}: expected ${n} finite numbers`);
+  }
+
   private slot(handle: number): number {
     const slot = this.bodies.resolve(handle);
     if (slot < 0) throw new Error(`unknown body handle ${handle}`);
@@ -195,6 +200,7 @@ export class World {
 
   setLinearVelocity(handle: number, v: readonly number[]): void {
     const slot = this.slot(handle);
+    this.finite("setLinearVelocity", v, 3);
     if (this.bodies.type[slot] === STATIC) return;
     wakeIsland(this.bodies, slot);
     const s3 = slot * 3;
@@ -205,6 +211,7 @@ export class World {
 
   setAngularVelocity(handle: number, w: readonly number[]): void {
     const slot = this.slot(handle);
+    this.finite("setAngularVelocity", w, 3);
     if (this.bodies.type[slot] === STATIC) return;
     wakeIsland(this.bodies, slot);
     const s3 = slot * 3;
@@ -219,6 +226,8 @@ export class World {
    */
   setTransform(handle: number, position: readonly number[], rotation?: readonly number[]): void {
     const slot = this.slot(handle);
+    this.finite("setTransform position", position, 3);
+    if (rotation) this.finite("setTransform rotation", rotation, 4);
     this.wakeTouching(slot);
     const s3 = slot * 3;
     this.bodies.pos[s3] = position[0];
@@ -240,6 +249,8 @@ export class World {
    */
   applyImpulse(handle: number, impulse: readonly number[], point?: readonly number[]): void {
     const slot = this.slot(handle);
+    this.finite("applyImpulse impulse", impulse, 3);
+    if (point) this.finite("applyImpulse point", point, 3);
     const b = this.bodies;
     if (b.type[slot] !== DYNAMIC) return;
     wakeIsland(b, slot);
@@ -270,6 +281,8 @@ export class World {
    */
   moveKinematic(handle: number, position: readonly number[], rotation?: readonly number[]): void {
     const slot = this.slot(handle);
+    this.finite("moveKinematic position", position, 3);
+    if (rotation) this.finite("moveKinematic rotation", rotation, 4);
     const b = this.bodies;
     if (b.type[slot] !== KINEMATIC) throw new Error("moveKinematic needs a kinematic body");
     const s3 = slot * 3;
@@ -325,6 +338,7 @@ export class World {
     result: CharacterMoveResult = { moved: [0, 0, 0], grounded: false, hits: 0 },
   ): CharacterMoveResult {
     const slot = this.slot(handle);
+    this.finite("moveCharacter delta", delta, 3);
     const b = this.bodies;
     if (b.type[slot] !== KINEMATIC) throw new Error("moveCharacter needs a kinematic body");
     moveCharacterBody(b, slot, delta[0], delta[1], delta[2], options, result);
