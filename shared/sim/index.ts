@@ -1,5 +1,5 @@
 /** The deterministic room simulation shared by the server room, the replay verifier and the client. */
-export { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot } from "./avatar.ts";
+export { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
 export { type BodyDigest, bodyDigests, bodyHashAt } from "./body-hash.ts";
 export { ROOM_SETTING_KEYS, type RoomSettings, type RoomSettingsPatch, type SimInput } from "./inputs.ts";
 export {

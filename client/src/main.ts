@@ -1,0 +1,93 @@
+import "./style.css";
+import { Vector3 } from "three";
+import { PhysicsApp } from "./app.ts";
+
+/**
+ * Entry: `?room=<id>` joins that room, `?scenario=<name>` joins (or creates) a room running that
+ * scenario, neither means arena. Served by the game server itself (same origin); under `npm run dev`
+ * Vite proxies the HTTP routes and the SDK talks to the game server directly (VITE_GAME_SERVER).
+ */
+const params = new URLSearchParams(window.location.search);
+const endpoint = import.meta.env.VITE_GAME_SERVER || window.location.origin;
+const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+const app = new PhysicsApp(
+  {
+    canvas: byId<HTMLCanvasElement>("view"),
+    hud: byId("hud"),
+    knobs: byId("knobs"),
+    banner: byId("banner"),
+    kePlot: byId<HTMLCanvasElement>("ke-plot"),
+    tickPlot: byId<HTMLCanvasElement>("tick-plot"),
+  },
+  endpoint,
+);
+
+/** Read-only hooks for the browser test (and for poking around in the console). */
+const hooks = {
+  get joined() {
+    return app.joined;
+  },
+  get roomId() {
+    return app.room?.roomId ?? "";
+  },
+  get sessionId() {
+    return app.room?.sessionId ?? "";
+  },
+  get avatarId() {
+    return app.avatarId;
+  },
+  get connection() {
+    return app.conn.state;
+  },
+  get framesRendered() {
+    return app.framesRendered;
+  },
+  /** Body meshes currently shown. */
+  meshCount: () => app.view.visibleCount(),
+  /** Bodies in the newest snapshot. */
+  bodyCount: () => app.bodyCount,
+  avatarServerPosition: () => [...app.avatarServer],
+  avatarPredictedPosition: () => [...app.predictor.current],
+  rejected: () => [...app.conn.rejected],
+  connectionLog: () => [...app.conn.log],
+  pixelStats: () => app.view.pixelStats(),
+  /**
+   * A sleeping dynamic body near the middle of the view whose cursor ray (against the world mirror, as a
+   * shift-click casts it) hits that very body: its id and client pixel position. For the push test.
+   */
+  pushTarget: () => {
+    const v = new Vector3();
+    const rect = app.view.renderer.domElement.getBoundingClientRect();
+    const origin = [0, 0, 0];
+    const dir = [0, 0, 1];
+    const own = app.predictor.avatar?.handle ?? -1;
+    let best: { id: string; x: number; y: number; d: number } | null = null;
+    for (const [id, entry] of app.view.meshes) {
+      if (!entry.dynamic || !entry.sleeping || !entry.mesh.visible) continue;
+      v.copy(entry.mesh.position).project(app.view.camera);
+      if (Math.abs(v.x) > 0.6 || Math.abs(v.y) > 0.6 || v.z > 1) continue;
+      const x = rect.left + ((v.x + 1) / 2) * rect.width;
+      const y = rect.top + ((1 - v.y) / 2) * rect.height;
+      app.view.rayAt(x, y, origin, dir);
+      const hit = app.mirror.world.raycast(origin, dir, 500, (h) => h === own);
+      if (hit?.id !== id) continue;
+      const d = entry.mesh.position.distanceTo(app.view.camera.position);
+      if (!best || d < best.d) best = { id, x, y, d };
+    }
+    return best;
+  },
+  hud: () => ({ ...app.hudValues }),
+  kineticPeak: () => app.kineticPeak,
+  resetKineticPeak: () => {
+    app.kineticPeak = 0;
+  },
+};
+(window as unknown as { __physics: typeof hooks }).__physics = hooks;
+
+app.join({ roomId: params.get("room") ?? undefined, scenario: params.get("scenario") ?? undefined }).catch((err: Error) => {
+  app.say(`could not join: ${err.message}`);
+  const banner = byId("banner");
+  banner.hidden = false;
+  banner.textContent = `could not join: ${err.message}`;
+});

@@ -1,0 +1,155 @@
+import { Client, type Room } from "@colyseus/sdk";
+import { MSG_REJECTED, MSG_WELCOME, type RejectedMessage, ROOM_NAME, RoomState, type WelcomeMessage } from "../../../shared/net/index.ts";
+import type { AdminApi } from "./admin-api.ts";
+
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "disconnected";
+export type PhysicsRoom = Room<unknown, RoomState>;
+
+/** Where to go: a room id, or a scenario (joins a room running it that has space, else creates one). */
+export interface JoinTarget {
+  roomId?: string;
+  scenario?: string;
+}
+
+/** How long after losing the room we keep trying to get the same seat back (the server holds it 10 s). */
+const SEAT_HELD_MS = 10_000;
+
+/**
+ * The room connection: joining, the SDK's automatic reconnection (stack.md §7), and our own fallback
+ * when the SDK gives up (it does not retry a drop within 5 s of joining): the reconnection token while
+ * the server still holds the seat (the avatar is kept), then a fresh join of the same room.
+ * Counts bytes received on the WebSocket and measures RTT with the SDK's ping.
+ */
+export class Connection {
+  readonly client: Client;
+  room: PhysicsRoom | null = null;
+  state: ConnectionState = "connecting";
+  /** Why the state last changed (close code, error). */
+  detail = "";
+  welcome: WelcomeMessage | null = null;
+  bytesIn = 0;
+  rttMs = Number.NaN;
+  readonly rejected: RejectedMessage[] = [];
+  /** Every state change with its detail, oldest first (the HUD shows the latest; tests read it). */
+  readonly log: string[] = [];
+  /** Called with every room object this connection gets (first join and each manual rejoin). */
+  onRoom: (room: PhysicsRoom) => void = () => {};
+  onWelcome: (welcome: WelcomeMessage) => void = () => {};
+  onStateChange: (state: ConnectionState, detail: string) => void = () => {};
+  /** What to rejoin after losing the room (the app fills in the scenario once it knows it). */
+  readonly target: JoinTarget = {};
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
+  private closedByUs = false;
+
+  private readonly admin: AdminApi;
+
+  constructor(endpoint: string, admin: AdminApi) {
+    this.client = new Client(endpoint);
+    this.admin = admin;
+  }
+
+  async join(target: JoinTarget): Promise<PhysicsRoom> {
+    this.target.roomId = target.roomId;
+    this.target.scenario = target.scenario;
+    this.set("connecting", "");
+    const room = await this.joinTarget(target);
+    this.attach(room);
+    return room;
+  }
+
+  private async joinTarget(target: JoinTarget): Promise<PhysicsRoom> {
+    if (target.roomId) {
+      try {
+        return (await this.client.joinById(target.roomId, {}, RoomState)) as PhysicsRoom;
+      } catch (err) {
+        // The room is gone: a room of the scenario we came for, if we know it.
+        if (target.scenario === undefined) throw err;
+      }
+    }
+    const scenario = target.scenario ?? "arena";
+    try {
+      const rooms = await this.admin.rooms();
+      const open = rooms.find((r) => r.scenario === scenario && r.clients < (r.maxClients ?? Number.POSITIVE_INFINITY));
+      if (open) return (await this.client.joinById(open.roomId, {}, RoomState)) as PhysicsRoom;
+    } catch {
+      // No listing or the room went away meanwhile: create one.
+    }
+    return (await this.client.create(ROOM_NAME, { scenario }, RoomState)) as PhysicsRoom;
+  }
+
+  private attach(room: PhysicsRoom): void {
+    this.room = room;
+    this.target.roomId = room.roomId;
+    this.welcome = null;
+    // The Connection object (and its events) survives the SDK's reconnects, so this counts every byte.
+    const events = room.connection.events;
+    const onmessage = events.onmessage;
+    events.onmessage = (event: MessageEvent) => {
+      const data = event.data as ArrayBuffer | string;
+      this.bytesIn += typeof data === "string" ? data.length : data.byteLength;
+      onmessage?.(event);
+    };
+    room.onMessage(MSG_WELCOME, (w: WelcomeMessage) => {
+      this.welcome = w;
+      this.onWelcome(w);
+    });
+    room.onMessage(MSG_REJECTED, (m: RejectedMessage) => {
+      this.rejected.push(m);
+      if (this.rejected.length > 20) this.rejected.shift();
+    });
+    room.onDrop((code) => this.set("reconnecting", `connection lost (${code}), reconnecting…`));
+    room.onReconnect(() => this.set("connected", "reconnected"));
+    room.onLeave((code) => {
+      if (this.room !== room) return;
+      this.room = null;
+      if (this.closedByUs) return this.set("disconnected", "left");
+      void this.recover(room, code);
+    });
+    this.set("connected", "");
+    if (this.pingTimer === null) {
+      this.pingTimer = setInterval(() => this.room?.ping((ms) => (this.rttMs = ms)), 1000);
+      room.ping((ms) => (this.rttMs = ms));
+    }
+    this.onRoom(room);
+  }
+
+  /** After the SDK gave up: the seat (token) while the server holds it, then a fresh join. */
+  private async recover(lost: PhysicsRoom, code: number): Promise<void> {
+    const token = lost.reconnectionToken;
+    const until = Date.now() + SEAT_HELD_MS;
+    let delay = 250;
+    while (!this.closedByUs) {
+      this.set("reconnecting", `room closed (${code}), reconnecting…`);
+      try {
+        const room =
+          Date.now() < until && token
+            ? ((await this.client.reconnect(token, RoomState)) as PhysicsRoom)
+            : await this.joinTarget(this.target);
+        this.attach(room);
+        return;
+      } catch (err) {
+        this.detail = (err as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 4000);
+    }
+  }
+
+  send(type: string, payload: unknown): void {
+    this.room?.send(type, payload);
+  }
+
+  async leave(): Promise<void> {
+    this.closedByUs = true;
+    if (this.pingTimer !== null) clearInterval(this.pingTimer);
+    await this.room?.leave(true);
+  }
+
+  private set(state: ConnectionState, detail: string): void {
+    this.log.push(detail ? `${state}: ${detail}` : state);
+    if (this.log.length > 50) this.log.shift();
+    this.state = state;
+    this.detail = detail;
+    this.onStateChange(state, detail);
+  }
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from "vite";
+
+/**
+ * The browser client. `npm run build` writes client/dist, which the game server serves at `/`
+ * (`npm start` builds it first when it is missing or older than the sources). `npm run dev` runs the
+ * game server and this config's dev server in one process (scripts/start.ts --dev): the admin routes are
+ * proxied, and the SDK talks to the game server directly (matchmaking answers CORS, WebSockets need none).
+ */
+const gameServer = process.env.GAME_SERVER ?? `http://127.0.0.1:${process.env.PORT ?? 2567}`;
+
+export default defineConfig(({ command }) => ({
+  root: import.meta.dirname,
+  base: "./",
+  define: {
+    // Only the dev server points the SDK elsewhere; a build always talks to the origin that served it.
+    "import.meta.env.VITE_GAME_SERVER": JSON.stringify(command === "serve" ? gameServer : ""),
+  },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // three.js alone is ~600 kB minified; one bundle is fine for this app.
+    chunkSizeWarningLimit: 1500,
+  },
+  server: {
+    host: "127.0.0.1",
+    port: Number(process.env.VITE_PORT ?? 5173),
+    proxy: Object.fromEntries(["/rooms", "/scenarios", "/health", "/ready", "/metrics", "/matchmake"].map((p) => [p, gameServer])),
+  },
+}));
