@@ -1,13 +1,20 @@
+import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { createAuthContext, matchMaker, type Presence, Server } from "@colyseus/core";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
+import { createAuthContext, matchMaker, Server } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { ROOM_NAME } from "../shared/net/index.ts";
+import { MAX_CLIENT_FRAME_BYTES, ROOM_NAME } from "../shared/net/index.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { presenceAndDriver, startProcessSweep } from "./cluster.ts";
+import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
 import { startEventLoopMonitor, stopEventLoopMonitor } from "./metrics.ts";
 import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
+import { ReplayStore } from "./replay/store.ts";
 import { PhysicsRoom, roomConfig, TRUST_OPTION } from "./rooms/physics-room.ts";
 
 export interface AppOptions {
@@ -18,12 +25,18 @@ export interface AppOptions {
   logger?: Logger | false;
   /** REDIS_URL: use Redis presence + driver instead of the embedded ones (multi-process). */
   redisUrl?: string;
+  /** REDIS_KEY_PREFIX: prefix of every Redis key this deployment uses. */
+  redisKeyPrefix?: string;
+  /** Timeouts and rate limits; unset ones keep their defaults (server/config.ts). */
+  limits?: Partial<ServerLimits>;
   /** PUBLIC_ADDRESS of this process (host:port), needed when several processes serve rooms. */
   publicAddress?: string;
   /** Largest request body, bytes. Default 4 MiB (scenario JSON for a few thousand bodies). */
   bodyLimit?: number;
   /** Let Colyseus handle SIGTERM/SIGINT (graceful shutdown, then exit). main.ts sets it; tests do not. */
   handleSignals?: boolean;
+  /** The built browser client served at `/` (vite build output). Default client/dist; without an index.html there, `/` is a placeholder page. */
+  clientDir?: string;
 }
 
 export interface PhysicsServer {
@@ -35,17 +48,8 @@ export interface PhysicsServer {
   close(): Promise<void>;
 }
 
-/**
- * Presence and matchmaking driver: embedded by default (one process, nothing to run). With REDIS_URL
- * the Redis implementations are loaded, which is all Colyseus needs to spread rooms over processes
- * (each process must then also set PUBLIC_ADDRESS; see shared/notes/stack.md §6). The Redis path is not
- * exercised by the test suite.
- */
-async function presenceAndDriver(redisUrl: string | undefined): Promise<{ presence?: Presence; driver?: matchMaker.MatchMakerDriver }> {
-  if (!redisUrl) return {};
-  const [{ RedisPresence }, { RedisDriver }] = await Promise.all([import("@colyseus/redis-presence"), import("@colyseus/redis-driver")]);
-  return { presence: new RedisPresence(redisUrl), driver: new RedisDriver(redisUrl) };
-}
+const noop = () => {};
+const SILENT = { debug: noop, error: noop, info: noop, trace: noop, warn: noop };
 
 /** Fastify's validation errors answer 400 with the failing field in the message ("body/gravity must …"). */
 function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -71,6 +75,10 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   Encoder.BUFFER_SIZE = 256 * 1024;
   roomConfig.replayDir = options.replayDir ?? DEFAULT_REPLAY_DIR;
   roomConfig.trustKey = options.adminToken;
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  roomConfig.limits = limits;
+  const replayStore = new ReplayStore(roomConfig.replayDir, limits.replayDirMaxBytes);
+  roomConfig.replayStore = replayStore;
 
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
@@ -79,18 +87,24 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   });
   app.setErrorHandler(errorHandler);
 
-  // Placeholder until the browser client exists. TODO(client issue): serve client/dist here, e.g.
-  // `app.register(fastifyStatic, { root: resolve("client/dist") })` once @fastify/static is a dependency.
-  app.get("/", async (_req, reply) =>
-    reply
-      .type("text/html; charset=utf-8")
-      .send("<!doctype html><title>physics rooms</title><p>Physics room server. Admin API: /rooms, /scenarios, /metrics.</p>"),
-  );
+  // The browser client (`npm start` builds client/dist first); a placeholder page when it is not built.
+  const clientDir = options.clientDir ?? fileURLToPath(new URL("../client/dist", import.meta.url));
+  if (existsSync(join(clientDir, "index.html"))) {
+    await app.register(fastifyStatic, { root: clientDir, index: ["index.html"] });
+  } else {
+    app.get("/", async (_req, reply) =>
+      reply
+        .type("text/html; charset=utf-8")
+        .send("<!doctype html><title>physics rooms</title><p>Physics room server (browser client not built: <code>npm run build</code>). Admin API: /rooms, /scenarios, /metrics.</p>"),
+    );
+  }
 
-  await app.register(adminRoutes, { adminToken: options.adminToken, replayDir: roomConfig.replayDir });
+  await app.register(adminRoutes, { adminToken: options.adminToken, replayDir: roomConfig.replayDir, replayStore });
 
-  const { presence, driver } = await presenceAndDriver(options.redisUrl);
-  const transport = new WebSocketTransport({ noServer: true });
+  // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (stack.md §6, server/cluster.ts).
+  const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix);
+  // Client frames over MAX_CLIENT_FRAME_BYTES close the connection (1009) before anything decodes them.
+  const transport = new WebSocketTransport({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   const gameServer = new Server({
     transport,
     presence,
@@ -98,10 +112,16 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     publicAddress: options.publicAddress,
     greet: false,
     gracefullyShutdown: options.handleSignals === true,
-    ...(options.logger ? { logger: options.logger } : {}),
+    // `logger: false` silences Colyseus too (it would print every refused room creation to the console).
+    logger: options.logger ? options.logger : options.logger === false ? SILENT : undefined,
   });
   gameServer.define(ROOM_NAME, PhysicsRoom);
-  gameServer.onShutdown(() => app.close());
+  let stopSweep: (() => void) | null = null;
+  gameServer.onShutdown(async () => {
+    stopSweep?.();
+    await replayStore.stop().catch(() => {});
+    await app.close();
+  });
 
   // Matchmaking over Fastify (what Colyseus' own router would serve): POST /matchmake/:method/:roomName.
   const cors = (req: FastifyRequest) => ({
@@ -114,9 +134,14 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     { schema: { params: { type: "object", properties: { method: { type: "string", maxLength: 32 }, roomName: { type: "string", maxLength: 64 } } } } },
     async (req, reply) => {
       reply.headers(cors(req));
-      if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) return reply.code(503).send();
+      // Joins stop the moment a shutdown starts (and before the matchmaker is ready).
+      if (matchMaker.state !== matchMaker.MatchMakerState.READY) {
+        return reply.code(503).send({ code: 503, error: "server is not accepting joins (starting or shutting down)" });
+      }
+      const raw = req.body ?? {};
+      if (typeof raw !== "object" || Array.isArray(raw)) return reply.code(400).send({ code: 400, error: "body must be a JSON object of join options" });
       // Player-created rooms get the player caps: the admin marker never comes from a client.
-      const { [TRUST_OPTION]: _ignored, ...body } = (req.body ?? {}) as Record<string, unknown>;
+      const { [TRUST_OPTION]: _ignored, ...body } = raw as Record<string, unknown>;
       try {
         return await matchMaker.controller.invokeMethod(
           req.params.method,
@@ -141,6 +166,8 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
       await app.listen({ port, host });
       await matchMaker.onReady;
       await matchMaker.accept();
+      await replayStore.start(matchMaker.presence, matchMaker.processId);
+      if (options.redisUrl) stopSweep = startProcessSweep(limits.processCheckIntervalMs);
       startEventLoopMonitor();
       return (app.server.address() as AddressInfo).port;
     },

@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 
 /**
  * Process-local metrics in Prometheus text format, written by hand (a handful of series does not need
@@ -9,6 +9,89 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 export const TICK_BUCKETS_MS = [0.25, 0.5, 1, 2, 4, 8, 16, 33, 66] as const;
 /** Tick durations kept per room for the p50/p99 shown by GET /rooms. */
 const RECENT_TICKS = 600;
+
+/**
+ * Upper bounds of the tick-loop histogram, milliseconds. 16.67 and 33.33 are the budgets (one step) at
+ * 60 and 30 Hz, so the share of ticks over budget is exact there.
+ */
+export const LOOP_BUCKETS_MS = [1, 2, 4, 8, 12, 16.67, 20, 25, 33.33, 50, 100, 250] as const;
+/** Colyseus 0.18's setFixedTimestep runs at most this many steps per timer callback, then drops the backlog. */
+const MAX_CATCHUP_STEPS = 5;
+
+/** The parts of a room's Colyseus clock that setFixedTimestep's accumulator reads (Date.now based). */
+export interface LoopClock {
+  readonly currentTime: number;
+  readonly elapsedTime: number;
+  readonly deltaTime: number;
+}
+
+/**
+ * Where each tick lands against its schedule. Colyseus' fixed timestep is a `setInterval(stepMs)` whose
+ * callback adds the measured delta to an accumulator and runs whole steps (at most 5, then it drops the
+ * backlog). Node re-arms an interval from the moment its callback starts, so a callback is due one step
+ * after the previous one started; whatever else the process runs then (other rooms' ticks, patches,
+ * messages, GC) makes it late.
+ *
+ * - tick-loop time: from when the timer callback that ran the tick was due to when the tick finished
+ *   (timer delay + the ticks run before it in that callback + its own duration). Over one step (the
+ *   budget) means the room could not keep its tick rate at that moment.
+ * - catch-up ticks: ticks that ran as the 2nd..5th step of one callback (the room had fallen behind by a
+ *   step; Node's whole-millisecond timers alone cause a few per thousand at 60 Hz).
+ * - skipped ticks: whole steps the accumulator dropped after 5 catch-up steps (simulation time lost).
+ */
+export class TickLoop {
+  /** Step length, ms (1000 / tickRate); set by the room with its fixed timestep. */
+  stepMs = 1000 / 60;
+  /** Non-cumulative bucket counts (index = LOOP_BUCKETS_MS index; last = +Inf). */
+  readonly buckets = new Float64Array(LOOP_BUCKETS_MS.length + 1);
+  sumMs = 0;
+  count = 0;
+  catchUp = 0;
+  skipped = 0;
+  private callbackClock = Number.NaN;
+  private callbackElapsed = Number.NaN;
+  private callbackStart = 0;
+  private dueAt = 0;
+  private ran = 0;
+  private base = Number.NaN;
+  private dropped = 0;
+
+  /** Called at the end of every tick with the room clock and the tick's performance.now() start and end. */
+  observe(clock: LoopClock, start: number, end: number): void {
+    if (clock.currentTime !== this.callbackClock) {
+      // First tick of a timer callback. The previous callback started at callbackStart, unless one ran
+      // in between without a tick (then fall back to the clock's whole-millisecond delta).
+      const previousIsLast = Math.abs(clock.elapsedTime - clock.deltaTime - this.callbackElapsed) < 0.5;
+      if (Number.isNaN(this.base)) {
+        this.base = clock.elapsedTime - clock.deltaTime;
+        this.dueAt = start;
+      } else {
+        this.dueAt = (previousIsLast ? this.callbackStart : start - clock.deltaTime) + this.stepMs;
+      }
+      this.callbackClock = clock.currentTime;
+      this.callbackElapsed = clock.elapsedTime;
+      this.callbackStart = start;
+      this.ran = 0;
+    } else {
+      this.catchUp++;
+    }
+    this.count++;
+    this.ran++;
+    if (this.ran === MAX_CATCHUP_STEPS) {
+      // Mirror of the accumulator: what is left after 5 steps is dropped.
+      const backlog = clock.elapsedTime - this.base - this.dropped - this.count * this.stepMs;
+      if (backlog > 0) {
+        this.skipped += Math.floor(backlog / this.stepMs);
+        this.dropped += backlog;
+      }
+    }
+    const ms = Math.max(0, end - this.dueAt);
+    let i = 0;
+    while (i < LOOP_BUCKETS_MS.length && ms > LOOP_BUCKETS_MS[i]) i++;
+    this.buckets[i]++;
+    this.sumMs += ms;
+  }
+}
 
 export class RoomMetrics {
   readonly roomId: string;
@@ -32,6 +115,10 @@ export class RoomMetrics {
   syncMs = 0;
   patchMs = 0;
   rejectedInputs = 0;
+  /** Bodies the engine removed (left world.bounds or became non-finite). */
+  removedBodies = 0;
+  /** Tick schedule: tick-loop time, catch-up and skipped ticks (the room sets loop.stepMs). */
+  readonly loop = new TickLoop();
 
   constructor(roomId: string) {
     this.roomId = roomId;
@@ -124,6 +211,47 @@ export function renderMetrics(): string {
   for (const m of all) out.push(`physics_patches_total{room="${label(m.roomId)}"} ${m.patches}`);
   out.push("# HELP physics_rejected_inputs_total Client inputs rejected (invalid or over a limit).", "# TYPE physics_rejected_inputs_total counter");
   for (const m of all) out.push(`physics_rejected_inputs_total{room="${label(m.roomId)}"} ${m.rejectedInputs}`);
+  out.push("# HELP physics_removed_bodies_total Bodies the engine removed (left world.bounds or became non-finite).", "# TYPE physics_removed_bodies_total counter");
+  for (const m of all) out.push(`physics_removed_bodies_total{room="${label(m.roomId)}"} ${m.removedBodies}`);
+  out.push(
+    "# HELP physics_tick_loop_ms Time from when a tick's timer callback was due to the end of the tick (timer delay + catch-up + tick), milliseconds.",
+    "# TYPE physics_tick_loop_ms histogram",
+  );
+  for (const m of all) {
+    const room = label(m.roomId);
+    let cumulative = 0;
+    for (let i = 0; i < LOOP_BUCKETS_MS.length; i++) {
+      cumulative += m.loop.buckets[i];
+      out.push(`physics_tick_loop_ms_bucket{room="${room}",le="${LOOP_BUCKETS_MS[i]}"} ${cumulative}`);
+    }
+    cumulative += m.loop.buckets[LOOP_BUCKETS_MS.length];
+    out.push(`physics_tick_loop_ms_bucket{room="${room}",le="+Inf"} ${cumulative}`);
+    out.push(`physics_tick_loop_ms_sum{room="${room}"} ${m.loop.sumMs}`);
+    out.push(`physics_tick_loop_ms_count{room="${room}"} ${m.loop.count}`);
+  }
+  out.push("# HELP physics_tick_catchup_total Ticks run as a catch-up step (2nd or later in one timer callback).", "# TYPE physics_tick_catchup_total counter");
+  for (const m of all) out.push(`physics_tick_catchup_total{room="${label(m.roomId)}"} ${m.loop.catchUp}`);
+  out.push("# HELP physics_tick_skipped_total Ticks dropped by the fixed-timestep accumulator (simulation fell behind).", "# TYPE physics_tick_skipped_total counter");
+  for (const m of all) out.push(`physics_tick_skipped_total{room="${label(m.roomId)}"} ${m.loop.skipped}`);
+  out.push("# HELP physics_patch_sync_ms_total Time copying simulation state into the schema, milliseconds.", "# TYPE physics_patch_sync_ms_total counter");
+  for (const m of all) out.push(`physics_patch_sync_ms_total{room="${label(m.roomId)}"} ${m.syncMs}`);
+  out.push("# HELP physics_patch_encode_ms_total Time encoding and sending patches, milliseconds.", "# TYPE physics_patch_encode_ms_total counter");
+  for (const m of all) out.push(`physics_patch_encode_ms_total{room="${label(m.roomId)}"} ${m.patchMs}`);
+  const cpu = process.cpuUsage();
+  const mem = process.memoryUsage();
+  const elu = performance.eventLoopUtilization();
+  out.push("# HELP process_cpu_user_seconds_total User CPU time of this process.", "# TYPE process_cpu_user_seconds_total counter");
+  out.push(`process_cpu_user_seconds_total ${cpu.user / 1e6}`);
+  out.push("# HELP process_cpu_system_seconds_total System CPU time of this process.", "# TYPE process_cpu_system_seconds_total counter");
+  out.push(`process_cpu_system_seconds_total ${cpu.system / 1e6}`);
+  out.push("# HELP process_resident_memory_bytes Resident set size.", "# TYPE process_resident_memory_bytes gauge");
+  out.push(`process_resident_memory_bytes ${mem.rss}`);
+  out.push("# HELP nodejs_heap_used_bytes V8 heap in use.", "# TYPE nodejs_heap_used_bytes gauge");
+  out.push(`nodejs_heap_used_bytes ${mem.heapUsed}`);
+  out.push("# HELP nodejs_eventloop_active_ms_total Time the event loop was busy (eventLoopUtilization), milliseconds.", "# TYPE nodejs_eventloop_active_ms_total counter");
+  out.push(`nodejs_eventloop_active_ms_total ${elu.active}`);
+  out.push("# HELP nodejs_eventloop_idle_ms_total Time the event loop was idle, milliseconds.", "# TYPE nodejs_eventloop_idle_ms_total counter");
+  out.push(`nodejs_eventloop_idle_ms_total ${elu.idle}`);
   if (loopDelay) {
     const ms = (ns: number) => (Number.isFinite(ns) ? ns / 1e6 : 0);
     out.push("# HELP nodejs_eventloop_delay_ms Event-loop delay since the process started, milliseconds.", "# TYPE nodejs_eventloop_delay_ms summary");
@@ -131,6 +259,8 @@ export function renderMetrics(): string {
     out.push(`nodejs_eventloop_delay_ms{quantile="0.99"} ${ms(loopDelay.percentile(99))}`);
     out.push(`nodejs_eventloop_delay_ms_max ${ms(loopDelay.max)}`);
     out.push(`nodejs_eventloop_delay_ms_mean ${ms(loopDelay.mean)}`);
+    out.push(`nodejs_eventloop_delay_ms_count ${loopDelay.count}`);
+    out.push(`nodejs_eventloop_delay_ms_sum ${ms(loopDelay.mean) * loopDelay.count}`);
   }
   return `${out.join("\n")}\n`;
 }

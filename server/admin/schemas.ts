@@ -121,11 +121,26 @@ export const roomInfo = {
     tickMsP50: { type: "number" },
     tickMsP99: { type: "number" },
     settings: settingsShape,
+    processId: { type: "string" },
+    finite: { type: "boolean" },
+    removedBodies: { type: "integer" },
+    recording: { type: "boolean" },
+    /** GET /rooms: age of a remote room's summary (0 for rooms of the answering process), ms. */
+    infoAgeMs: { type: "number" },
   },
   required: ["roomId", "scenario", "clients"],
 } as const;
 
 export const roomList = { type: "array", items: roomInfo } as const;
+
+export const processList = {
+  type: "array",
+  items: {
+    type: "object",
+    properties: { processId: { type: "string" }, rooms: { type: "integer" }, clients: { type: "integer" }, self: { type: "boolean" } },
+    required: ["processId", "rooms", "clients", "self"],
+  },
+} as const;
 
 export const createdRoom = { type: "object", properties: { roomId: { type: "string" } }, required: ["roomId"] } as const;
 

@@ -24,15 +24,23 @@ export class ReplayRecorder {
   private closed = false;
   /** Bytes handed to the stream so far. */
   bytesWritten = 0;
+  /** Bytes of the lines buffered since the last flush. */
+  private bufferedBytes = 0;
+  /** The recording stops (end line "size-limit") once the file would grow past this. */
+  private readonly maxBytes: number;
+  /** Why the recording ended early (disk error, size limit), or null. */
+  stoppedReason: string | null = null;
 
-  constructor(dir: string, roomId: string, sim: RoomSim, keyframeInterval = DEFAULT_KEYFRAME_INTERVAL) {
+  constructor(dir: string, roomId: string, sim: RoomSim, keyframeInterval = DEFAULT_KEYFRAME_INTERVAL, maxBytes = Number.POSITIVE_INFINITY) {
     mkdirSync(dir, { recursive: true });
     this.path = replayPath(dir, roomId);
     this.keyframeInterval = keyframeInterval;
+    this.maxBytes = maxBytes;
     this.stream = createWriteStream(this.path, { flags: "w" });
     // A failing disk must not take the process down; the room keeps running without its recording.
-    this.stream.on("error", () => {
+    this.stream.on("error", (err) => {
       this.closed = true;
+      this.stoppedReason ??= `write error: ${err.message}`;
     });
     const header: ReplayHeader = {
       type: "header",
@@ -48,8 +56,18 @@ export class ReplayRecorder {
       scenario: sim.scenario,
       settings: sim.world.settings,
     };
-    this.buffer.push(JSON.stringify(header));
+    this.push(JSON.stringify(header));
     void this.flush();
+  }
+
+  /** True once the file is closed (end line written, or stopped by an error). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private push(line: string): void {
+    this.buffer.push(line);
+    this.bufferedBytes += line.length + 1;
   }
 
   /** Records one tick; adds a keyframe every keyframeInterval ticks. */
@@ -57,12 +75,17 @@ export class ReplayRecorder {
     if (this.closed) return;
     const line: TickLine = { t: result.tick, h: result.hash };
     if (result.applied.length > 0) line.i = result.applied;
-    this.buffer.push(JSON.stringify(line));
+    this.push(JSON.stringify(line));
     if (result.tick % this.keyframeInterval === 0) this.keyframe(sim);
+    if (this.bytesWritten + this.bufferedBytes >= this.maxBytes) {
+      // Bounded disk use: the file ends cleanly here (final keyframe + end line) and still verifies.
+      this.stoppedReason = `size limit of ${this.maxBytes} bytes reached`;
+      void this.close(sim, "size-limit");
+    }
   }
 
   private keyframe(sim: RoomSim): void {
-    this.buffer.push(JSON.stringify({ type: "keyframe", t: sim.tick, bodies: bodyDigests(sim.world) }));
+    this.push(JSON.stringify({ type: "keyframe", t: sim.tick, bodies: bodyDigests(sim.world) }));
   }
 
   /** Hands the buffered lines to the file; resolves once they are written. */
@@ -70,6 +93,7 @@ export class ReplayRecorder {
     if (this.closed || this.buffer.length === 0) return Promise.resolve();
     const chunk = `${this.buffer.join("\n")}\n`;
     this.buffer = [];
+    this.bufferedBytes = 0;
     this.bytesWritten += Buffer.byteLength(chunk);
     return new Promise((resolve) => this.stream.write(chunk, () => resolve()));
   }
@@ -78,7 +102,7 @@ export class ReplayRecorder {
   close(sim: RoomSim, reason: string): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (sim.tick % this.keyframeInterval !== 0) this.keyframe(sim);
-    this.buffer.push(JSON.stringify({ type: "end", t: sim.tick, reason }));
+    this.push(JSON.stringify({ type: "end", t: sim.tick, reason }));
     void this.flush();
     this.closed = true;
     return new Promise((resolve) => this.stream.end(resolve));

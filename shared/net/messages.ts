@@ -16,8 +16,16 @@ export const MSG_SPAWN = "spawn";
 export const MSG_IMPULSE = "impulse";
 /** Server → client: an input was not accepted, with the reason. The client stays connected. */
 export const MSG_REJECTED = "rejected";
-/** Server → client right after joining: ids and rates. */
+/** Server → client right after joining (and again after a reconnection): ids and rates. */
 export const MSG_WELCOME = "welcome";
+
+/**
+ * WebSocket close codes of the room, besides Colyseus' own (4000 left on purpose, 4001 server shutting
+ * down, 4002 protocol error, 4010 may try to reconnect). The close frame's reason says why.
+ */
+export const CLOSE_RATE_LIMITED = 4029;
+/** Largest WebSocket frame a client may send, bytes (larger frames close the connection with 1009). */
+export const MAX_CLIENT_FRAME_BYTES = 4 * 1024;
 
 export const LIMITS = Object.freeze({
   /** Largest planar speed of an avatar, m/s (longer move vectors are scaled down to this). */
@@ -89,6 +97,10 @@ export interface WelcomeMessage {
   /** Milliseconds between state patches. */
   patchRateMs: number;
   maxSpawnsPerSecond: number;
+  /** Messages a client may send per second; more are dropped, and a client that keeps it up is disconnected (4029). */
+  maxInputsPerSecond: number;
+  /** How long the server keeps a dropped client's seat and avatar, seconds (reconnect with the room's reconnectionToken). */
+  reconnectSeconds: number;
 }
 
 /** One line per issue: `path: message`, paths like `impulse[0]`. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type Room } from "@colyseus/sdk";
 import { type BodyState, dequantizeAxis, dequantizeRotation, MSG_REJECTED, MSG_WELCOME, type RejectedMessage, RoomState } from "../../shared/net/index.ts";
-import { createPhysicsServer, type PhysicsServer } from "../../server/app.ts";
+import { type AppOptions, createPhysicsServer, type PhysicsServer } from "../../server/app.ts";
 
 export const TOKEN = "test-admin-token";
 
@@ -16,9 +16,9 @@ export interface TestServer {
 }
 
 /** A real server on a random loopback port with a temporary replay directory. */
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
   const replayDir = mkdtempSync(join(tmpdir(), "physics-replays-"));
-  const server = await createPhysicsServer({ adminToken: TOKEN, replayDir, logger: false });
+  const server = await createPhysicsServer({ adminToken: TOKEN, replayDir, logger: false, ...options });
   const port = await server.listen(0, "127.0.0.1");
   return {
     server,

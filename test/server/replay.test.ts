@@ -56,8 +56,14 @@ describe("replays", () => {
       [600, MSG_MOVE, { vx: 0, vz: 0 }],
     ]);
     await waitForState(a, `tick ${TARGET_TICKS}`, (s) => s.tick >= TARGET_TICKS, 30000);
+    // B's script runs on B's own patches: wait for those too, so its last input went out.
+    await waitForState(b, `tick ${TARGET_TICKS} (B)`, (s) => s.tick >= TARGET_TICKS, 30000);
     await a.leave();
     await b.leave();
+    // The leaves (and anything sent just before) are applied at the room's next tick: wait for two more.
+    const roomTick = async () => ((await (await admin(srv.url, "GET", `/rooms/${roomId}`, undefined, null)).json()) as { tick: number }).tick;
+    const leftAt = await roomTick();
+    for (let i = 0; i < 200 && (await roomTick()) < leftAt + 2; i++) await new Promise((r) => setTimeout(r, 25));
 
     const res = await admin(srv.url, "GET", `/rooms/${roomId}/replay`, undefined, null);
     expect(res.status).toBe(200);

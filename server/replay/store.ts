@@ -1,0 +1,236 @@
+import { createReadStream } from "node:fs";
+import { open, readdir, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { logger, matchMaker, type Presence, requestFromIPC, subscribeIPC } from "@colyseus/core";
+import { type ReplayRecorder, replayPath } from "./recorder.ts";
+
+/**
+ * The replay directory of one process: which recordings are live here, the size cap with rotation, and
+ * downloads of recordings that live on another process's disk.
+ *
+ * Cross-process downloads go over Colyseus' own presence IPC (`subscribeIPC` / `requestFromIPC`, the
+ * mechanism behind `remoteRoomCall`), on a per-process channel `replays:<processId>`: the requester asks
+ * the host to flush and `stat` the file, then reads it in base64 chunks of CHUNK_BYTES. This works for live
+ * and for disposed rooms, and needs nothing but Redis between the processes (no internal HTTP addresses,
+ * which differ from PUBLIC_ADDRESS behind a proxy). Which process holds a disposed room's file is kept in
+ * presence under `replay-host:<roomId>` for HOST_KEY_TTL_SECONDS.
+ */
+
+/** Raw bytes per IPC chunk (base64 on the wire: 4/3 of this). */
+export const CHUNK_BYTES = 256 * 1024;
+/** How long presence remembers which process recorded a room (LocalPresence uses a timer: < 2^31 ms). */
+const HOST_KEY_TTL_SECONDS = 20 * 24 * 3600;
+/** How long a replay request waits for the host process, ms. */
+const IPC_TIMEOUT_MS = 3000;
+/**
+ * A file not written for this long and not recorded by this process counts as closed. Protects the
+ * live recordings of other processes that share the directory (they flush every 500 ms).
+ */
+const CLOSED_GRACE_MS = 30_000;
+/** How often the size cap is enforced besides at each new recording, ms. */
+const ROTATE_INTERVAL_MS = 30_000;
+
+const ROOM_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function hostKey(roomId: string): string {
+  return `replay-host:${roomId}`;
+}
+
+function channel(processId: string): string {
+  return `replays:${processId}`;
+}
+
+export type ReplayDownload =
+  | { ok: true; size: number; stream: Readable; host: string }
+  | { ok: false; status: 404 | 503; message: string };
+
+export interface RotationResult {
+  deleted: string[];
+  totalBytes: number;
+}
+
+export class ReplayStore {
+  readonly dir: string;
+  readonly maxDirBytes: number;
+  private readonly live = new Map<string, ReplayRecorder>();
+  private presence: Presence | null = null;
+  private processId = "";
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private rotating: Promise<RotationResult> | null = null;
+  private warnedLiveOverCap = false;
+
+  constructor(dir: string, maxDirBytes: number) {
+    this.dir = dir;
+    this.maxDirBytes = maxDirBytes;
+  }
+
+  /** Starts answering other processes' replay requests and the periodic size check. */
+  async start(presence: Presence, processId: string): Promise<void> {
+    this.presence = presence;
+    this.processId = processId;
+    await subscribeIPC(presence, channel(processId), (method: string, args: unknown[]) => this.answer(method, args));
+    this.timer = setInterval(() => void this.rotate(), ROTATE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.presence && this.processId) await this.presence.unsubscribe(channel(this.processId));
+  }
+
+  /** A room of this process started recording. */
+  register(roomId: string, recorder: ReplayRecorder): void {
+    this.live.set(roomId, recorder);
+    if (this.presence && this.processId) {
+      Promise.resolve(this.presence.setex(hostKey(roomId), this.processId, HOST_KEY_TTL_SECONDS)).catch(() => {});
+    }
+    void this.rotate();
+  }
+
+  /** The room's recording is closed (its file stays, subject to rotation). */
+  unregister(roomId: string): void {
+    this.live.delete(roomId);
+  }
+
+  /**
+   * Keeps the directory under maxDirBytes: deletes closed replays, oldest first (by modification time).
+   * Live recordings of this process, and files written in the last CLOSED_GRACE_MS, are never deleted.
+   */
+  rotate(): Promise<RotationResult> {
+    this.rotating ??= this.rotateNow().finally(() => {
+      this.rotating = null;
+    });
+    return this.rotating;
+  }
+
+  private async rotateNow(): Promise<RotationResult> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((n) => n.endsWith(".ndjson"));
+    } catch {
+      return { deleted: [], totalBytes: 0 };
+    }
+    const files: { name: string; roomId: string; size: number; mtime: number }[] = [];
+    for (const name of names) {
+      try {
+        const s = await stat(join(this.dir, name));
+        if (s.isFile()) files.push({ name, roomId: name.slice(0, -".ndjson".length), size: s.size, mtime: s.mtimeMs });
+      } catch {
+        // Deleted meanwhile (another process rotating the same directory).
+      }
+    }
+    let total = files.reduce((n, f) => n + f.size, 0);
+    const deleted: string[] = [];
+    if (total <= this.maxDirBytes) return { deleted, totalBytes: total };
+    const now = Date.now();
+    const closed = files.filter((f) => !this.live.has(f.roomId) && now - f.mtime >= CLOSED_GRACE_MS).sort((a, b) => a.mtime - b.mtime);
+    for (const f of closed) {
+      if (total <= this.maxDirBytes) break;
+      try {
+        await unlink(join(this.dir, f.name));
+        total -= f.size;
+        deleted.push(f.roomId);
+        if (this.presence) Promise.resolve(this.presence.del(hostKey(f.roomId))).catch(() => {});
+      } catch {
+        // Already gone.
+      }
+    }
+    if (deleted.length > 0) logger.info(`replay directory over ${this.maxDirBytes} bytes: deleted ${deleted.length} oldest closed replay(s)`);
+    if (total > this.maxDirBytes && !this.warnedLiveOverCap) {
+      this.warnedLiveOverCap = true;
+      logger.warn(`replay directory holds ${total} bytes of live or recent recordings, over its cap of ${this.maxDirBytes}`);
+    }
+    return { deleted, totalBytes: total };
+  }
+
+  // ---------------------------------------------------------------- downloads
+
+  /** Flushes a live recording of this process, then the file's size (null if there is no file). */
+  private async localSize(roomId: string): Promise<number | null> {
+    await this.live.get(roomId)?.flush();
+    const path = replayPath(this.dir, roomId);
+    try {
+      return (await stat(path)).size;
+    } catch {
+      return null;
+    }
+  }
+
+  /** IPC handler: other processes reading this process's replays. */
+  private async answer(method: string, args: unknown[]): Promise<unknown> {
+    const roomId = Array.isArray(args) ? args[0] : undefined;
+    if (typeof roomId !== "string" || !ROOM_ID.test(roomId)) throw new Error("bad room id");
+    if (method === "stat") return { size: await this.localSize(roomId) };
+    if (method === "read") {
+      const offset = Number(args[1]);
+      const length = Math.min(CHUNK_BYTES, Number(args[2]));
+      if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(length) || length <= 0) throw new Error("bad range");
+      const handle = await open(replayPath(this.dir, roomId), "r");
+      try {
+        const buf = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(buf, 0, length, offset);
+        return { data: buf.subarray(0, bytesRead).toString("base64") };
+      } finally {
+        await handle.close();
+      }
+    }
+    throw new Error(`unknown method ${method.slice(0, 16)}`);
+  }
+
+  /** Where a room's replay lives: the hosting process of a live room, else the one that recorded it. */
+  private async hostOf(roomId: string): Promise<string | null> {
+    // LocalDriver answers synchronously, RedisDriver with a promise.
+    const listing = await Promise.resolve()
+      .then(() => matchMaker.getRoomById(roomId))
+      .catch(() => undefined);
+    if (listing?.processId) return listing.processId;
+    if (!this.presence) return null;
+    const host = await Promise.resolve(this.presence.get(hostKey(roomId))).catch(() => null);
+    return typeof host === "string" && host !== "" ? host : null;
+  }
+
+  /**
+   * A download of the room's replay as it is now (a live recording is flushed first, and the stream ends
+   * at that size, so it ends on a whole line). Local files are streamed from disk; files of other
+   * processes through their IPC channel.
+   */
+  async open(roomId: string): Promise<ReplayDownload> {
+    const host = await this.hostOf(roomId);
+    const local = replayPath(this.dir, roomId);
+    if (host === null || host === this.processId) {
+      const size = await this.localSize(roomId);
+      if (size === null) return { ok: false, status: 404, message: `no replay for room "${roomId}"` };
+      const stream = size === 0 ? Readable.from([]) : createReadStream(local, { start: 0, end: size - 1 });
+      return { ok: true, size, stream, host: this.processId };
+    }
+    if (!this.presence) return { ok: false, status: 404, message: `no replay for room "${roomId}"` };
+    const presence = this.presence;
+    let size: number | null;
+    try {
+      size = ((await requestFromIPC(presence, channel(host), "stat", [roomId], IPC_TIMEOUT_MS)) as { size: number | null }).size;
+    } catch (err) {
+      if ((err as Error).message === "ipc_timeout") {
+        // The host may share this directory (one machine): serve the local copy if there is one.
+        const fallback = await this.localSize(roomId);
+        if (fallback !== null) return { ok: true, size: fallback, stream: createReadStream(local, { start: 0, end: Math.max(0, fallback - 1) }), host: this.processId };
+        return { ok: false, status: 503, message: `the replay of room "${roomId}" is on process ${host}, which does not answer` };
+      }
+      throw err;
+    }
+    if (size === null) return { ok: false, status: 404, message: `no replay for room "${roomId}" on process ${host}` };
+    const total = size;
+    async function* chunks() {
+      for (let offset = 0; offset < total; ) {
+        const length = Math.min(CHUNK_BYTES, total - offset);
+        const { data } = (await requestFromIPC(presence, channel(host as string), "read", [roomId, offset, length], IPC_TIMEOUT_MS)) as { data: string };
+        const buf = Buffer.from(data, "base64");
+        if (buf.length === 0) throw new Error(`replay of room "${roomId}" ended early at byte ${offset} of ${total}`);
+        offset += buf.length;
+        yield buf;
+      }
+    }
+    return { ok: true, size: total, stream: Readable.from(chunks()), host };
+  }
+}

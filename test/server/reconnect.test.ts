@@ -1,0 +1,111 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, type Room } from "@colyseus/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MSG_MOVE, MSG_WELCOME, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
+import type { Scenario } from "../../shared/scenarios/index.ts";
+import { readConfig } from "../../server/config.ts";
+import { verifyReplay } from "../../server/replay/verify.ts";
+import { patches, position } from "./helpers.ts";
+import { api, cleanupDirs, eventually, json, type Relay, type ServerProcess, spawnServer, startRelay, stopAllServers, tempDir } from "./processes.ts";
+
+/**
+ * Network drops over a real socket: the player's connection runs through a TCP relay whose connections
+ * are reset (both ends see a dead socket, close 1006). The SDK's own reconnection waits for 5 s of uptime
+ * (stack.md G15), so the test reconnects by hand with the room's reconnection token.
+ */
+
+const scene: Scenario = {
+  name: "reconnect-scene",
+  bodies: [{ id: "ground", type: "static", shape: { type: "box", halfExtents: [30, 0.5, 30] }, position: [0, -0.5, 0] }],
+};
+
+type TestRoom = Room<unknown, RoomState>;
+
+let server: ServerProcess;
+let relay: Relay;
+beforeAll(async () => {
+  server = await spawnServer({ ADMIN_TOKEN: "test-admin-token", REPLAY_DIR: tempDir("replays"), RECONNECT_SECONDS: "2" });
+  relay = await startRelay(server.port);
+});
+afterAll(async () => {
+  await relay.close();
+  await stopAllServers();
+  cleanupDirs();
+});
+
+async function enter(url: string, roomId: string): Promise<{ room: TestRoom; welcome: WelcomeMessage; client: Client }> {
+  const client = new Client(url);
+  const room = (await client.joinById(roomId, {}, RoomState)) as TestRoom;
+  room.reconnection.enabled = false;
+  const welcome = await new Promise<WelcomeMessage>((res) => room.onMessage(MSG_WELCOME, (m: WelcomeMessage) => res(m)));
+  return { room, welcome, client };
+}
+
+function left(room: TestRoom): Promise<number> {
+  return new Promise((res) => room.onLeave((code) => res(code)));
+}
+
+describe("reconnection after a network drop", () => {
+  it("the window defaults to 10 s and comes from RECONNECT_SECONDS", () => {
+    expect(readConfig({}).limits.reconnectSeconds).toBe(10);
+    expect(readConfig({ RECONNECT_SECONDS: "2" }).limits.reconnectSeconds).toBe(2);
+    expect(() => readConfig({ RECONNECT_SECONDS: "soon" })).toThrow(/RECONNECT_SECONDS must be a number/);
+  });
+
+  it("a dropped player reconnects within the window and gets its avatar and the welcome back", async () => {
+    const roomId = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: scene }))).roomId;
+    const a = await enter(relay.url, roomId);
+    const b = await enter(server.url, roomId);
+    expect(a.welcome.reconnectSeconds).toBe(2);
+    const avatar = `avatar-${a.room.sessionId}`;
+    await eventually("A's avatar on B", () => b.room.state.bodies.has(avatar));
+    a.room.send(MSG_MOVE, { vx: 3, vz: 0 });
+    await eventually("A moving", () => position(b.room.state.bodies.get(avatar)!)[0] > 1);
+    const token = a.room.reconnectionToken;
+
+    const dropped = left(a.room);
+    relay.cut();
+    expect(await dropped).toBe(1006);
+    // The server saw the drop; during the window the avatar stays (and stands still: the drop stopped it).
+    await eventually("the server sees one client", async () => (await json<{ clients: number }>(api(server.url, "GET", `/rooms/${roomId}`))).clients === 1);
+    await patches(b.room, 5);
+    expect(b.room.state.bodies.has(avatar)).toBe(true);
+
+    const again = (await a.client.reconnect(token, RoomState)) as TestRoom;
+    const welcome = await new Promise<WelcomeMessage>((res) => again.onMessage(MSG_WELCOME, (m: WelcomeMessage) => res(m)));
+    expect(again.sessionId).toBe(a.room.sessionId);
+    expect(welcome).toMatchObject({ sessionId: a.room.sessionId, avatarId: avatar, reconnectSeconds: 2 });
+    await eventually("own avatar in the reconnected state", () => again.state.bodies.has(avatar) && again.state.avatars.has(again.sessionId));
+    // The same avatar (never removed on B's side), and it obeys the reconnected client.
+    expect(b.room.state.bodies.has(avatar)).toBe(true);
+    const x0 = position(b.room.state.bodies.get(avatar)!)[0];
+    again.send(MSG_MOVE, { vx: -4, vz: 0 });
+    await eventually("the reconnected client moves its avatar", () => position(b.room.state.bodies.get(avatar)!)[0] < x0 - 1);
+    expect((await json<{ clients: number }>(api(server.url, "GET", `/rooms/${roomId}`))).clients).toBe(2);
+    await again.leave();
+    await b.room.leave();
+  });
+
+  it("after the window the avatar is removed and the token no longer works", async () => {
+    const roomId = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: scene }))).roomId;
+    const a = await enter(relay.url, roomId);
+    const b = await enter(server.url, roomId);
+    const avatar = `avatar-${a.room.sessionId}`;
+    await eventually("A's avatar on B", () => b.room.state.bodies.has(avatar));
+    const token = a.room.reconnectionToken;
+    const dropped = left(a.room);
+    relay.cut();
+    await dropped;
+    await eventually("A's avatar removed after the 2 s window", () => !b.room.state.bodies.has(avatar) && !b.room.state.avatars.has(a.room.sessionId), 12000);
+    await expect(a.client.reconnect(token, RoomState)).rejects.toThrow();
+    expect((await json<{ clients: number }>(api(server.url, "GET", `/rooms/${roomId}`))).clients).toBe(1);
+    // The replay holds the drop (a stop) and the leave, and verifies.
+    const text = await (await api(server.url, "GET", `/rooms/${roomId}/replay`, undefined, null)).text();
+    expect(text).toContain(`"type":"leave","session":"${a.room.sessionId}"`);
+    const file = join(tempDir("copy"), "expired.ndjson");
+    writeFileSync(file, text);
+    expect((await verifyReplay(file)).divergence).toBeNull();
+    await b.room.leave();
+  });
+});

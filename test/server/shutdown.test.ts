@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, type Room } from "@colyseus/sdk";
+import { afterAll, describe, expect, it } from "vitest";
+import { MSG_MOVE, MSG_SPAWN, MSG_WELCOME, RoomState } from "../../shared/net/index.ts";
+import { verifyReplay } from "../../server/replay/verify.ts";
+import { api, cleanupDirs, eventually, json, spawnServer, stopAllServers, tempDir } from "./processes.ts";
+
+afterAll(async () => {
+  await stopAllServers();
+  cleanupDirs();
+});
+
+describe("SIGTERM", () => {
+  it("stops accepting joins, tells clients (4001), closes every replay and exits 0 within 5 s", async () => {
+    const replayDir = tempDir("replays");
+    const server = await spawnServer({ ADMIN_TOKEN: "test-admin-token", REPLAY_DIR: replayDir });
+    const busy = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: "arena" }))).roomId;
+    const empty = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: "stack10" }))).roomId;
+    const players: Room<unknown, RoomState>[] = [];
+    for (let i = 0; i < 2; i++) {
+      const room = (await new Client(server.url).joinById(busy, {}, RoomState)) as Room<unknown, RoomState>;
+      room.onMessage(MSG_WELCOME, () => {});
+      players.push(room);
+    }
+    // A player-created room too, with someone in it.
+    const own = (await new Client(server.url).create("physics", { scenario: "stack10" }, RoomState)) as Room<unknown, RoomState>;
+    own.onMessage(MSG_WELCOME, () => {});
+    players.push(own);
+    const codes = players.map((room) => new Promise<number>((res) => room.onLeave((code) => res(code))));
+    players[0].send(MSG_MOVE, { vx: 2, vz: 1 });
+    players[1].send(MSG_SPAWN, { shape: "box", size: 0.3 });
+    await eventually("some ticks with inputs", async () => ((await json<{ tick: number }>(api(server.url, "GET", `/rooms/${busy}`))).tick ?? 0) > 60);
+
+    const signalled = Date.now();
+    server.child.kill("SIGTERM");
+    // Joins attempted from now on never get a seat: 503 while shutting down, then connection refused.
+    const attempts: (number | "refused")[] = [];
+    const exit = server.exited.then((e) => ({ ...e, ms: Date.now() - signalled }));
+    let exitedYet = false;
+    void exit.then(() => (exitedYet = true));
+    while (!exitedYet && attempts.length < 500) {
+      try {
+        const res = await fetch(`${server.url}/matchmake/joinById/${busy}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+        attempts.push(res.status);
+      } catch {
+        attempts.push("refused");
+      }
+    }
+    expect(attempts.length).toBeGreaterThan(0);
+    expect(attempts.filter((a) => a !== 503 && a !== "refused")).toEqual([]);
+
+    // Every client was told: 4001 (SERVER_SHUTDOWN), not a bare disconnect.
+    expect(await Promise.all(codes)).toEqual([4001, 4001, 4001]);
+    const { code, signal, ms } = await exit;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(ms).toBeLessThan(5000);
+    expect(server.logs(/shutting down/).length).toBe(1);
+
+    // Every replay was flushed and closed with an end line, and verifies.
+    for (const roomId of [busy, empty, own.roomId]) {
+      const file = join(replayDir, `${roomId}.ndjson`);
+      const lines = readFileSync(file, "utf8").trim().split("\n");
+      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
+      const report = await verifyReplay(file);
+      expect(report.divergence).toBeNull();
+      expect(report.ended).toBe(true);
+      expect(report.truncated).toBeNull();
+    }
+  });
+});
