@@ -125,6 +125,7 @@ export const roomInfo = {
     finite: { type: "boolean" },
     removedBodies: { type: "integer" },
     recording: { type: "boolean" },
+    kineticEnergy: { type: "number" },
     /** GET /rooms: age of a remote room's summary (0 for rooms of the answering process), ms. */
     infoAgeMs: { type: "number" },
   },

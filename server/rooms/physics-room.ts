@@ -483,6 +483,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
       finite: worldIsFinite(this.sim),
       removedBodies: this.metrics.removedBodies,
       recording: this.recorder !== null && !this.recorder.isClosed,
+      kineticEnergy: this.sim.world.kineticEnergy(),
     };
   }
 
@@ -557,4 +558,6 @@ export interface RoomInfo {
   removedBodies: number;
   /** The replay is being recorded (false after a disk error or the size limit). */
   recording: boolean;
+  /** Σ ½mv² + ½ωᵀIω over dynamic bodies, joules (the client's energy plot; seed 001 keeps restitution honest). */
+  kineticEnergy: number;
 }

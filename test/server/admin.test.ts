@@ -91,7 +91,11 @@ describe("admin API over real HTTP", () => {
 
     const player = await joinRoom(srv.url, roomId);
     await waitForState(player, "stack10 state", (s) => s.scenario === "stack10" && s.bodies.size === 12);
-    const info = (await (await admin(srv.url, "GET", `/rooms/${roomId}`, undefined, null)).json()) as { settings: { gravity: number[]; friction: number } };
+    const info = (await (await admin(srv.url, "GET", `/rooms/${roomId}`, undefined, null)).json()) as {
+      settings: { gravity: number[]; friction: number };
+      kineticEnergy: number;
+    };
+    expect(info.kineticEnergy).toBeGreaterThanOrEqual(0);
     expect(info.settings.gravity).toEqual([0, -5, 0]);
     expect(info.settings.friction).toBe(0.2);
 
