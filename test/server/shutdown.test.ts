@@ -34,19 +34,23 @@ describe("SIGTERM", () => {
 
     const signalled = Date.now();
     server.child.kill("SIGTERM");
-    // Joins attempted from now on never get a seat: 503 while shutting down, then connection refused.
-    const attempts: (number | "refused")[] = [];
     const exit = server.exited.then((e) => ({ ...e, ms: Date.now() - signalled }));
     let exitedYet = false;
     void exit.then(() => (exitedYet = true));
-    while (!exitedYet && attempts.length < 500) {
+    // Signal delivery is asynchronous: a join sent in the same instant can still be served. Once the
+    // process has handled the signal (its log line), joins never get a seat: 503, then connection refused.
+    while (!exitedYet && server.logs(/shutting down/).length === 0 && Date.now() - signalled < 5000) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const attempts: (number | "refused")[] = [];
+    do {
       try {
         const res = await fetch(`${server.url}/matchmake/joinById/${busy}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
         attempts.push(res.status);
       } catch {
         attempts.push("refused");
       }
-    }
+    } while (!exitedYet && attempts.length < 500);
     expect(attempts.length).toBeGreaterThan(0);
     expect(attempts.filter((a) => a !== 503 && a !== "refused")).toEqual([]);
 
