@@ -23,6 +23,8 @@ class Cell {
   readonly ci: number;
   readonly cj: number;
   count = 0;
+  /** `findPairs` stamp of the last step an awake or moving body was in this column. */
+  activeStamp = 0;
   slots = new Int32Array(8);
   keys = new Float64Array(8);
   constructor(ci: number, cj: number) {
@@ -84,6 +86,11 @@ export class BroadPhase {
   private needsRebuild = true;
   private o1 = 1;
   private o2 = 2;
+  /** Incremented by every findPairs; columns holding an active body carry the current value. */
+  private stamp = 0;
+  /** An active body is large: every column must be swept this step. */
+  private largeActive = false;
+
 
   // Per-column packed copies for a sequential sweep (sized to the largest column).
   private packedMax = new Float64Array(64);
@@ -237,17 +244,30 @@ export class BroadPhase {
     const axis = this.chooseAxis(bodies);
     if (this.needsRebuild || axis !== this.axis) this.rebuild(bodies, axis);
     // Moving bodies (and new ones) refresh their columns: cheap when they stay, which is almost always.
+    // Columns that hold an awake or moving body are marked; only those can produce a pair, so a column of
+    // sleeping and static bodies is not even re-sorted.
+    const stamp = ++this.stamp;
+    this.largeActive = false;
     const range = this.range;
     for (let s = 0; s < bodies.slotCount; s++) {
       if (this.member[s] === 0) continue;
       const cat = category[s];
-      if ((cat !== CAT_STATIC && cat !== CAT_SLEEPING && cat !== CAT_KINEMATIC_IDLE) || range[s * 4] === NOT_PLACED) {
-        this.place(s, aabb);
+      const active = cat === CAT_AWAKE || cat === CAT_KINEMATIC_MOVING;
+      if (active || range[s * 4] === NOT_PLACED) this.place(s, aabb);
+      if (!active) continue;
+      if (this.large[s] === 1) {
+        this.largeActive = true;
+        continue;
+      }
+      const r = s * 4;
+      for (let ci = range[r]; ci <= range[r + 1]; ci++) {
+        for (let cj = range[r + 2]; cj <= range[r + 3]; cj++) this.cellAt(ci, cj).activeStamp = stamp;
       }
     }
+    const all = this.largeActive;
     for (let c = 0; c < this.cells.length; c++) {
       const cell = this.cells[c];
-      if (cell.count > 0) this.sweepCell(cell, aabb, category);
+      if (cell.count > 0 && (all || cell.activeStamp === stamp)) this.sweepCell(cell, aabb, category);
     }
     if (this.largeCount > 0) this.sweepLarge(aabb, category);
   }
@@ -418,9 +438,12 @@ export class BroadPhase {
       const min2 = aabb[l6 + o2];
       const max2 = aabb[l6 + 3 + o2];
       const rl = L * 4;
+      // An inactive large body (the ground) can only pair with columns that hold an active body; those
+      // were just swept, so their order and keys are current. An active one needs every column it covers.
+      const allCells = this.largeActive;
       for (let c = 0; c < this.cells.length; c++) {
         const cell = this.cells[c];
-        if (cell.count === 0) continue;
+        if (cell.count === 0 || (!allCells && cell.activeStamp !== this.stamp)) continue;
         if (cell.ci < range[rl] || cell.ci > range[rl + 1] || cell.cj < range[rl + 2] || cell.cj > range[rl + 3]) continue;
         const order = cell.slots;
         const keys = cell.keys;
