@@ -13,8 +13,12 @@ const AXIS_HYSTERESIS = 1.5;
 const CELL_SIZE_FACTOR = 4;
 /** A body spanning more cells than this along either cell axis is "large" (ground, walls) and kept apart. */
 const LARGE_SPAN = 4;
-/** Cell coordinates are clamped to ±this (far-flung bodies share the border cells). */
-const MAX_CELL_COORD = 1 << 20;
+/**
+ * Cell coordinates are clamped to ±this (far-flung bodies share the border cells). Small enough that a
+ * column's map key stays a small integer (a larger key would be a heap number: garbage on every lookup).
+ */
+const MAX_CELL_COORD = 1 << 14;
+const KEY_STRIDE = 2 * MAX_CELL_COORD + 1;
 /** Range marker of a body that is in no column yet. */
 const NOT_PLACED = -MAX_CELL_COORD - 1;
 
@@ -132,7 +136,7 @@ export class BroadPhase {
   }
 
   private cellAt(ci: number, cj: number): Cell {
-    const key = (ci + MAX_CELL_COORD) * 4194304 + (cj + MAX_CELL_COORD);
+    const key = (ci + MAX_CELL_COORD) * KEY_STRIDE + (cj + MAX_CELL_COORD);
     let idx = this.cellIndex.get(key);
     if (idx === undefined) {
       idx = this.cells.length;
