@@ -16,6 +16,7 @@ export type {
 } from "./types.ts";
 export type { CharacterMoveOptions, CharacterMoveResult } from "./world/character.ts";
 export type { StepProfile } from "./world/profile.ts";
+export { packBodyState } from "./world/state-hash.ts";
 export {
   type ContactInfo,
   ENGINE_VERSION,

@@ -1,4 +1,4 @@
-import type { World } from "../engine/index.ts";
+import { packBodyState, type World } from "../engine/index.ts";
 
 const buf = new Float64Array(13);
 const words = new Uint32Array(buf.buffer);
@@ -10,21 +10,7 @@ const words = new Uint32Array(buf.buffer);
  */
 export function bodyHashAt(world: World, slot: number): string {
   const b = world.bodies;
-  const s3 = slot * 3;
-  const s4 = slot * 4;
-  buf[0] = b.pos[s3];
-  buf[1] = b.pos[s3 + 1];
-  buf[2] = b.pos[s3 + 2];
-  buf[3] = b.rot[s4];
-  buf[4] = b.rot[s4 + 1];
-  buf[5] = b.rot[s4 + 2];
-  buf[6] = b.rot[s4 + 3];
-  buf[7] = b.vel[s3];
-  buf[8] = b.vel[s3 + 1];
-  buf[9] = b.vel[s3 + 2];
-  buf[10] = b.angVel[s3];
-  buf[11] = b.angVel[s3 + 1];
-  buf[12] = b.angVel[s3 + 2];
+  packBodyState(buf, 0, b, slot);
   let h = 0x811c9dc5 | 0;
   for (let k = 0; k < 26; k++) h = Math.imul(h ^ words[k], 0x01000193);
   h = Math.imul(h ^ b.sleeping[slot], 0x01000193);

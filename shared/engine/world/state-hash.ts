@@ -4,6 +4,28 @@ const buf = new Float64Array(14);
 const words = new Uint32Array(buf.buffer);
 
 /**
+ * Writes one body's state (position, rotation, linear and angular velocity: 13 doubles) into `out` at
+ * `o`. The world hash and the per-body hashes of replay keyframes hash exactly these values.
+ */
+export function packBodyState(out: Float64Array, o: number, bodies: BodyStore, slot: number): void {
+  const s3 = slot * 3;
+  const s4 = slot * 4;
+  out[o] = bodies.pos[s3];
+  out[o + 1] = bodies.pos[s3 + 1];
+  out[o + 2] = bodies.pos[s3 + 2];
+  out[o + 3] = bodies.rot[s4];
+  out[o + 4] = bodies.rot[s4 + 1];
+  out[o + 5] = bodies.rot[s4 + 2];
+  out[o + 6] = bodies.rot[s4 + 3];
+  out[o + 7] = bodies.vel[s3];
+  out[o + 8] = bodies.vel[s3 + 1];
+  out[o + 9] = bodies.vel[s3 + 2];
+  out[o + 10] = bodies.angVel[s3];
+  out[o + 11] = bodies.angVel[s3 + 1];
+  out[o + 12] = bodies.angVel[s3 + 2];
+}
+
+/**
  * 64-bit hash (16 lowercase hex chars) of the exact bit patterns of every live body's state, in slot
  * order: handle, position, rotation, linear and angular velocity, sleeping flag. Two FNV-1a lanes over
  * 32-bit words with different offsets, each finished with murmur3's avalanche.
@@ -13,22 +35,8 @@ export function hashBodies(bodies: BodyStore): string {
   let h2 = 0x01000193 ^ 0x5bd1e995;
   for (let s = 0; s < bodies.slotCount; s++) {
     if (bodies.alive[s] === 0) continue;
-    const s3 = s * 3;
-    const s4 = s * 4;
     buf[0] = bodies.handleOf(s);
-    buf[1] = bodies.pos[s3];
-    buf[2] = bodies.pos[s3 + 1];
-    buf[3] = bodies.pos[s3 + 2];
-    buf[4] = bodies.rot[s4];
-    buf[5] = bodies.rot[s4 + 1];
-    buf[6] = bodies.rot[s4 + 2];
-    buf[7] = bodies.rot[s4 + 3];
-    buf[8] = bodies.vel[s3];
-    buf[9] = bodies.vel[s3 + 1];
-    buf[10] = bodies.vel[s3 + 2];
-    buf[11] = bodies.angVel[s3];
-    buf[12] = bodies.angVel[s3 + 1];
-    buf[13] = bodies.angVel[s3 + 2];
+    packBodyState(buf, 1, bodies, s);
     for (let k = 0; k < 28; k++) {
       const w = words[k];
       h1 = Math.imul(h1 ^ w, 0x01000193);
