@@ -15,6 +15,7 @@ export type {
   WorldSettingsPatch,
 } from "./types.ts";
 export type { CharacterMoveOptions, CharacterMoveResult } from "./world/character.ts";
+export { shapeInertia, shapeVolume } from "./dynamics/mass.ts";
 export type { StepProfile } from "./world/profile.ts";
 export { packBodyState } from "./world/state-hash.ts";
 export {

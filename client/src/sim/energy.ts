@@ -1,4 +1,4 @@
-import { BODY_DEFAULTS } from "../../../shared/engine/index.ts";
+import { BODY_DEFAULTS, shapeInertia, shapeVolume } from "../../../shared/engine/index.ts";
 import { KIND_BOX, KIND_DYNAMIC, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
 import type { Scenario } from "../../../shared/scenarios/index.ts";
 import type { BodyTrack, SnapshotBuffer } from "../net/snapshot-buffer.ts";
@@ -82,9 +82,10 @@ export function createEnergyReading(): EnergyReading {
 /** The engine's mass rule for a body of this kind and size. */
 export function bodyMass(kind: number, hx: number, hy: number, hz: number, def?: BodyMaterialDef): number {
   if (def?.mass !== undefined) return def.mass;
-  const volume = (kind & KIND_BOX) !== 0 ? 8 * hx * hy * hz : (4 / 3) * Math.PI * hx * hx * hx;
-  return (def?.density ?? BODY_DEFAULTS.density) * volume;
+  return (def?.density ?? BODY_DEFAULTS.density) * shapeVolume((kind & KIND_BOX) !== 0, hx, hy, hz);
 }
+
+const inertia = new Float64Array(3);
 
 function bodyKineticEnergy(track: BodyTrack, m: number, d: Float64Array, o0: number, o1: number, dt: number): number {
   const vx = (d[o1] - d[o0]) / dt;
@@ -117,18 +118,8 @@ function bodyKineticEnergy(track: BodyTrack, m: number, d: Float64Array, o0: num
     const wx = rx * k;
     const wy = ry * k;
     const wz = rz * k;
-    const { hx, hy, hz } = track;
-    let ix: number;
-    let iy: number;
-    let iz: number;
-    if ((track.kind & KIND_BOX) !== 0) {
-      ix = (m / 3) * (hy * hy + hz * hz);
-      iy = (m / 3) * (hx * hx + hz * hz);
-      iz = (m / 3) * (hx * hx + hy * hy);
-    } else {
-      ix = iy = iz = 0.4 * m * hx * hx;
-    }
-    e += 0.5 * (ix * wx * wx + iy * wy * wy + iz * wz * wz);
+    shapeInertia(inertia, 0, (track.kind & KIND_BOX) !== 0, track.hx, track.hy, track.hz, m);
+    e += 0.5 * (inertia[0] * wx * wx + inertia[1] * wy * wy + inertia[2] * wz * wz);
   }
   return e;
 }

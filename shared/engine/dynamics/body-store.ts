@@ -1,5 +1,6 @@
 import { BODY_DEFAULTS, ENGINE_CONSTANTS } from "../config.ts";
 import { matrixFromQuat, normalizeQuatAt } from "../math/quat.ts";
+import { shapeInertia, shapeVolume } from "./mass.ts";
 import type { BodyDef } from "../types.ts";
 
 export const STATIC = 0;
@@ -238,24 +239,13 @@ export class BodyStore {
     const hx = this.half[s3];
     const hy = this.half[s3 + 1];
     const hz = this.half[s3 + 2];
-    // Volume without π for spheres would be wrong; 4/3 π r³ uses the exact double Math.PI.
-    const volume = this.shape[slot] === SPHERE ? (4 / 3) * Math.PI * hx * hx * hx : 8 * hx * hy * hz;
-    const mass = def.mass ?? (def.density ?? BODY_DEFAULTS.density) * volume;
+    const box = this.shape[slot] === BOX;
+    const mass = def.mass ?? (def.density ?? BODY_DEFAULTS.density) * shapeVolume(box, hx, hy, hz);
     this.invMass[slot] = 1 / mass;
-    let ix: number;
-    let iy: number;
-    let iz: number;
-    if (this.shape[slot] === SPHERE) {
-      ix = iy = iz = 0.4 * mass * hx * hx;
-    } else {
-      // Solid box: I = m/3 (b² + c²) with half extents b, c.
-      ix = (mass / 3) * (hy * hy + hz * hz);
-      iy = (mass / 3) * (hx * hx + hz * hz);
-      iz = (mass / 3) * (hx * hx + hy * hy);
-    }
-    this.inertia[s3] = ix;
-    this.inertia[s3 + 1] = iy;
-    this.inertia[s3 + 2] = iz;
+    shapeInertia(this.inertia, s3, box, hx, hy, hz, mass);
+    const ix = this.inertia[s3];
+    const iy = this.inertia[s3 + 1];
+    const iz = this.inertia[s3 + 2];
     this.invInertia[s3] = 1 / ix;
     this.invInertia[s3 + 1] = 1 / iy;
     this.invInertia[s3 + 2] = 1 / iz;
