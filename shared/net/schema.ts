@@ -61,8 +61,11 @@ export const RoomState = schema(
     tick: t.uint32().default(0),
     /** Simulation time of `tick` in milliseconds (tick * 1000 / tickRate, rounded): what clients interpolate on. */
     time: t.uint32().default(0),
-    /** Simulation steps per second. */
-    tickRate: t.uint8().default(60),
+    /**
+     * Simulation steps per second: an integer 1..1000 (the scenario format's range, world.tickRate), so a
+     * uint16 carries every allowed rate exactly (a uint8 wrapped 300 to 44). Written when it changes.
+     */
+    tickRate: t.uint16().default(60),
     /** Name of the loaded scenario. */
     scenario: t.string().default(""),
     /** Bodies keyed by body id (scenario ids, `avatar-<sessionId>`, `s<n>` for spawned bodies). */

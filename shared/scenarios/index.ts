@@ -4,6 +4,8 @@ export {
   DEFAULT_SCENARIO_LIMITS,
   formatIssues,
   MAX_REPORTED_ISSUES,
+  minRestitutionThreshold,
+  PHYSICAL_LIMITS,
   parseScenarioJson,
   ROOT_PATH,
   type ScenarioLimits,

@@ -1,3 +1,5 @@
+import { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS } from "../engine/config.ts";
+import { shapeVolume } from "../engine/dynamics/mass.ts";
 import type {
   BodyDef,
   PositionCorrectionSettings,
@@ -40,6 +42,77 @@ export const DEFAULT_SCENARIO_LIMITS: Readonly<ScenarioLimits> = Object.freeze({
   maxSpeed: 1000,
   maxJsonBytes: 4 * 1024 * 1024,
 });
+
+/**
+ * Physical ranges of the scenario format: unlike ScenarioLimits (how much one scenario may cost a
+ * server), values outside these freeze, overflow or NaN the world, or let it gain energy on its own.
+ * Documented in the README's scenario section; the admin API's settings route derives its caps from
+ * here. test/scenarios/validate.test.ts shows what broke outside several of them.
+ */
+export const PHYSICAL_LIMITS = Object.freeze({
+  /**
+   * Steps per second, an integer: the room state carries it as a uint16 that clients build their
+   * interpolation clock on, so every allowed rate must arrive exactly.
+   */
+  minTickRate: 1,
+  maxTickRate: 1000,
+  /** Largest |component| of gravity, m/s² (about 100 g; 1e300 overflowed the step and froze every body). */
+  maxGravity: 1000,
+  /**
+   * Mass range, kg. The floor keeps the inverse mass finite; the ceiling keeps Σ½mv² + ½Iω² over the
+   * largest scenario far from overflow: 20000 bodies × 1e15 kg at the engine's speed caps (400 m/s,
+   * 200 rad/s, half extents ≤ 1000 m) is below 3e29 J.
+   */
+  minMass: 1e-6,
+  maxMass: 1e15,
+  /** Density range, kg/m³ (osmium is 22590); the largest shape at the top density stays under maxMass. */
+  minDensity: 1e-6,
+  maxDensity: 1e5,
+  /** Heaviest over lightest dynamic body of one scenario (a common solver stability guideline). */
+  maxMassRatio: 1e6,
+  /** Friction coefficient ceiling (real materials stay below ~1.5). */
+  maxFriction: 2,
+  /**
+   * Linear and angular damping ceiling, 1/s: a 10 ms time constant, a 0.1 m/s terminal fall speed at
+   * 9.81 m/s² (1e308 froze a falling ball in place).
+   */
+  maxDamping: 100,
+  /**
+   * restitutionThreshold must be at least |gravity| × restitutionFallTime and at least
+   * minRestitutionThreshold, m/s: slower contacts do not bounce. Below that, the solver's resting
+   * velocity noise is "bounced" every tick and restitution 1 pumps energy into a resting stack
+   * (stack10 at threshold 0 reached 2.2x its energy). Measured with restitution 1 and 4 or 8 velocity
+   * iterations (soft and projection): no gain at the minimum for stack10 at 1..1000 Hz with |g| 0.5..1000
+   * and for pyramid20 at 30..240 Hz; at 60 Hz and 9.81 m/s² stack10 still gained 66 % at 0.05 m/s.
+   * With 1 or 2 velocity iterations a stack can still gain energy at the minimum.
+   */
+  minRestitutionThreshold: 0.2,
+  restitutionFallTime: 0.1,
+  /** positionCorrection.slop ceiling, metres (more lets bodies sink through each other). */
+  maxSlop: 0.1,
+  /** positionCorrection.contactHertz floor (softer contacts let bodies sink through the ground). */
+  minContactHertz: 10,
+  /** positionCorrection.dampingRatio ceiling (1e308 turned every body non-finite). */
+  maxDampingRatio: 100,
+  /** positionCorrection.maxPushVelocity ceiling, m/s: the engine's speed cap. */
+  maxPushVelocity: ENGINE_CONSTANTS.maxLinearSpeed,
+  /** sleepLinearThreshold (m/s) and sleepAngularThreshold (rad/s) ceiling (1e308 froze a dropped ball in mid-air). */
+  maxSleepThreshold: 1,
+  /** velocityIterations, relaxIterations and positionCorrection.iterations ceiling. */
+  maxIterations: 64,
+});
+
+/**
+ * Lowest restitutionThreshold allowed under `gravity`, m/s: max(minRestitutionThreshold,
+ * |gravity| × restitutionFallTime), the product rounded to µm/s so Earth's 9.81 gives 0.981 (not
+ * 0.9810000000000001, which no one would type). A gravity patch applied to a running room must keep
+ * the room's threshold at or above this too.
+ */
+export function minRestitutionThreshold(gravity: readonly number[]): number {
+  const g = Math.sqrt(gravity[0] * gravity[0] + gravity[1] * gravity[1] + gravity[2] * gravity[2]);
+  const scaled = Math.round(g * PHYSICAL_LIMITS.restitutionFallTime * 1e6) / 1e6;
+  return Math.max(PHYSICAL_LIMITS.minRestitutionThreshold, scaled);
+}
 
 /** Issues kept in a result; past this one final `(root)` issue says how many more were found. */
 export const MAX_REPORTED_ISSUES = 100;
@@ -140,27 +213,39 @@ interface NumberRule {
   /** Value must be less or equal. */
   le?: number;
   integer?: boolean;
+  /** Unit appended to upper bounds in messages (`must be <= 1e15 kg`, `must be within ±1000 m/s²`). */
+  unit?: string;
+  /** Report a failed ge/le as `must be within ±le unit` (for ge = -le). */
+  symmetric?: boolean;
 }
 
-const POSITIVE: NumberRule = { gt: 0 };
+const L = PHYSICAL_LIMITS;
 /**
- * Mass and density floor: a subnormal mass has an infinite inverse mass, and its first contact turns it
+ * Mass and density floors: a subnormal mass has an infinite inverse mass, and its first contact turns it
  * (and what it touches) into NaN. A milligram is far below anything a scene means.
  */
-const MASS_RULE: NumberRule = { gt: 0, ge: 1e-6 };
+const MASS_RULE: NumberRule = { gt: 0, ge: L.minMass, le: L.maxMass, unit: "kg" };
+const DENSITY_RULE: NumberRule = { gt: 0, ge: L.minDensity, le: L.maxDensity, unit: "kg/m³" };
 const NON_NEGATIVE: NumberRule = { ge: 0 };
 const UNIT_INTERVAL: NumberRule = { ge: 0, le: 1 };
-const SOLVER_ITERATIONS: NumberRule = { integer: true, ge: 1, le: 64 };
+const SOLVER_ITERATIONS: NumberRule = { integer: true, ge: 1, le: L.maxIterations };
+const DAMPING_RULE: NumberRule = { ge: 0, le: L.maxDamping, unit: "1/s" };
+const SLEEP_THRESHOLD_RULE: NumberRule = { ge: 0, le: L.maxSleepThreshold };
 
 type BodyScalar = "mass" | "density" | "friction" | "restitution" | "linearDamping" | "angularDamping";
 const BODY_SCALARS: readonly [BodyScalar, NumberRule][] = [
   ["mass", MASS_RULE],
-  ["density", MASS_RULE],
-  ["friction", NON_NEGATIVE],
+  ["density", DENSITY_RULE],
+  ["friction", { ge: 0, le: L.maxFriction }],
   ["restitution", UNIT_INTERVAL],
-  ["linearDamping", NON_NEGATIVE],
-  ["angularDamping", NON_NEGATIVE],
+  ["linearDamping", DAMPING_RULE],
+  ["angularDamping", DAMPING_RULE],
 ];
+
+/** A number for messages: as JavaScript prints it, but `1e15` rather than `1000000000000000`. */
+function fmt(n: number): string {
+  return Math.abs(n) >= 1e6 ? n.toExponential().replace("e+", "e") : String(n);
+}
 
 function keyPath(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
@@ -201,9 +286,12 @@ function readNumber(v: unknown, path: string, issues: IssueList, rule: NumberRul
   const before = issues.total;
   if (rule.integer && !Number.isInteger(v)) issues.add(path, "must be an integer");
   // One bound issue per value: the first that fails ("must be > 0" says more than "must be >= 0.001").
+  const upper = (n: number) => (rule.unit ? `${fmt(n)} ${rule.unit}` : fmt(n));
+  const outside = (rule.ge !== undefined && v < rule.ge) || (rule.le !== undefined && v > rule.le);
   if (rule.gt !== undefined && !(v > rule.gt)) issues.add(path, `must be > ${rule.gt}`);
-  else if (rule.ge !== undefined && v < rule.ge) issues.add(path, `must be >= ${rule.ge}`);
-  else if (rule.le !== undefined && v > rule.le) issues.add(path, `must be <= ${rule.le}`);
+  else if (outside && rule.symmetric) issues.add(path, `must be within ±${upper(rule.le as number)}`);
+  else if (rule.ge !== undefined && v < rule.ge) issues.add(path, `must be >= ${fmt(rule.ge)}`);
+  else if (rule.le !== undefined && v > rule.le) issues.add(path, `must be <= ${upper(rule.le)}`);
   return issues.total === before ? v : undefined;
 }
 
@@ -390,12 +478,12 @@ function readPositionCorrection(
   const method = own(v, "method");
   if (method !== undefined) out.method = readEnum(method, POSITION_CORRECTION_METHODS, keyPath(path, "method"), issues);
   const numbers: [key: Exclude<keyof PositionCorrectionSettings, "method">, NumberRule][] = [
-    ["slop", NON_NEGATIVE],
+    ["slop", { ge: 0, le: L.maxSlop, unit: "m" }],
     ["percent", UNIT_INTERVAL],
     ["iterations", SOLVER_ITERATIONS],
-    ["contactHertz", POSITIVE],
-    ["dampingRatio", NON_NEGATIVE],
-    ["maxPushVelocity", POSITIVE],
+    ["contactHertz", { ge: L.minContactHertz }],
+    ["dampingRatio", { ge: 0, le: L.maxDampingRatio }],
+    ["maxPushVelocity", { gt: 0, le: L.maxPushVelocity, unit: "m/s" }],
   ];
   for (const [key, rule] of numbers) {
     const raw = own(v, key);
@@ -436,11 +524,12 @@ function readWorld(v: unknown, path: string, issues: IssueList): WorldSettingsPa
   const out: WorldSettingsPatch = {};
   const at = (key: string): string => keyPath(path, key);
   const gravity = own(v, "gravity");
-  if (gravity !== undefined) out.gravity = readVector(gravity, 3, at("gravity"), issues) as Vec3Tuple;
+  const gravityRule: NumberRule = { ge: -L.maxGravity, le: L.maxGravity, unit: "m/s²", symmetric: true };
+  if (gravity !== undefined) out.gravity = readVector(gravity, 3, at("gravity"), issues, gravityRule) as Vec3Tuple;
   const numbers: [key: "tickRate" | "velocityIterations" | "relaxIterations", NumberRule][] = [
-    ["tickRate", { ge: 1, le: 1000 }],
+    ["tickRate", { integer: true, ge: L.minTickRate, le: L.maxTickRate }],
     ["velocityIterations", SOLVER_ITERATIONS],
-    ["relaxIterations", { integer: true, ge: 0, le: 64 }],
+    ["relaxIterations", { integer: true, ge: 0, le: L.maxIterations }],
   ];
   for (const [key, rule] of numbers) {
     const raw = own(v, key);
@@ -450,13 +539,16 @@ function readWorld(v: unknown, path: string, issues: IssueList): WorldSettingsPa
   if (pc !== undefined) out.positionCorrection = readPositionCorrection(pc, at("positionCorrection"), issues);
   const threshold = own(v, "restitutionThreshold");
   if (threshold !== undefined) out.restitutionThreshold = readNumber(threshold, at("restitutionThreshold"), issues, NON_NEGATIVE);
+  checkRestitutionThreshold(gravity, out.gravity, threshold, out.restitutionThreshold, at("restitutionThreshold"), issues);
   for (const key of ["warmStarting", "sleep"] as const) {
     const raw = own(v, key);
     if (raw !== undefined) out[key] = readBoolean(raw, at(key), issues);
   }
-  for (const key of ["sleepTime", "sleepLinearThreshold", "sleepAngularThreshold"] as const) {
+  const sleepTime = own(v, "sleepTime");
+  if (sleepTime !== undefined) out.sleepTime = readNumber(sleepTime, at("sleepTime"), issues, NON_NEGATIVE);
+  for (const key of ["sleepLinearThreshold", "sleepAngularThreshold"] as const) {
     const raw = own(v, key);
-    if (raw !== undefined) out[key] = readNumber(raw, at(key), issues, NON_NEGATIVE);
+    if (raw !== undefined) out[key] = readNumber(raw, at(key), issues, SLEEP_THRESHOLD_RULE);
   }
   const ccd = own(v, "ccd");
   if (ccd !== undefined) out.ccd = readBoolean(ccd, at("ccd"), issues);
@@ -464,6 +556,77 @@ function readWorld(v: unknown, path: string, issues: IssueList): WorldSettingsPa
   const bounds = own(v, "bounds");
   if (bounds !== undefined) out.bounds = readBounds(bounds, at("bounds"), issues) as WorldBounds | null;
   return out;
+}
+
+/**
+ * The effective restitutionThreshold (the engine default when absent) against the effective gravity:
+ * see PHYSICAL_LIMITS.minRestitutionThreshold. Skipped when either was given but is invalid.
+ */
+function checkRestitutionThreshold(
+  rawGravity: unknown,
+  gravity: Vec3Tuple | undefined,
+  rawThreshold: unknown,
+  threshold: number | undefined,
+  path: string,
+  issues: IssueList,
+): void {
+  if ((rawGravity !== undefined && gravity === undefined) || (rawThreshold !== undefined && threshold === undefined)) return;
+  const min = minRestitutionThreshold(gravity ?? DEFAULT_SETTINGS.gravity);
+  const value = threshold ?? DEFAULT_SETTINGS.restitutionThreshold;
+  if (value >= min) return;
+  const rule = `|gravity| × ${L.restitutionFallTime} s, and at least ${L.minRestitutionThreshold} m/s`;
+  const why = "slower contacts would bounce on the solver's resting noise and restitution would pump energy into stacks";
+  if (threshold === undefined) {
+    issues.add(path, `the default ${value} m/s is too low for this gravity: set it to at least ${min} m/s (${rule}); ${why}`);
+  } else {
+    issues.add(path, `must be >= ${min} m/s with this gravity (${rule}); ${why}`);
+  }
+}
+
+/** Mass of a validated dynamic body, kg: its mass, or its density (default 1) times its shape's volume. */
+function bodyMass(body: BodyDef): number {
+  if (body.mass !== undefined) return body.mass;
+  const density = body.density ?? BODY_DEFAULTS.density;
+  const s = body.shape;
+  return s.type === "box"
+    ? density * shapeVolume(true, s.halfExtents[0], s.halfExtents[1], s.halfExtents[2])
+    : density * shapeVolume(false, s.radius, s.radius, s.radius);
+}
+
+/** Where a body's mass comes from, for messages: `.mass`, `.density`, or the body (default density). */
+function massPath(body: BodyDef, index: number): string {
+  const path = indexPath("bodies", index);
+  return body.mass !== undefined ? keyPath(path, "mass") : body.density !== undefined ? keyPath(path, "density") : path;
+}
+
+/**
+ * Cross-body mass checks on otherwise valid bodies: a mass from density × volume must stay within
+ * maxMass, and the heaviest dynamic body at most maxMassRatio times the lightest (one issue, at the
+ * heaviest, naming the lightest).
+ */
+function checkMasses(bodies: readonly BodyDef[], issues: IssueList): void {
+  let lightest = -1;
+  let heaviest = -1;
+  const masses: number[] = [];
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i];
+    if (body.type !== "dynamic") continue;
+    const m = bodyMass(body);
+    masses[i] = m;
+    if (m > L.maxMass) {
+      issues.add(massPath(body, i), `gives ${quote(body.id)} a mass of ${fmt(m)} kg, more than ${fmt(L.maxMass)} kg`);
+      continue;
+    }
+    if (lightest < 0 || m < masses[lightest]) lightest = i;
+    if (heaviest < 0 || m > masses[heaviest]) heaviest = i;
+  }
+  if (lightest < 0 || masses[heaviest] <= masses[lightest] * L.maxMassRatio) return;
+  const light = bodies[lightest];
+  const mass = (m: number) => `${fmt(Number(m.toPrecision(4)))} kg`;
+  issues.add(
+    massPath(bodies[heaviest], heaviest),
+    `${quote(bodies[heaviest].id)} (${mass(masses[heaviest])}) is more than ${fmt(L.maxMassRatio)} times as heavy as the lightest dynamic body, ${quote(light.id)} (bodies[${lightest}], ${mass(masses[lightest])}): contacts between masses that far apart do not converge`,
+  );
 }
 
 function resolveLimits(limits: Partial<ScenarioLimits> | undefined): ScenarioLimits {
@@ -511,6 +674,7 @@ export function validateScenario(input: unknown, limits?: Partial<ScenarioLimits
     for (let i = 0; i < count; i++) {
       scenario.bodies.push(readBody(bodies[i], indexPath("bodies", i), issues, lim, seenIds));
     }
+    if (issues.total === 0) checkMasses(scenario.bodies, issues);
   }
 
   if (issues.total > 0) return { ok: false, issues: issues.result() };

@@ -1,15 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { BodyDef, QuatTuple, Vec3Tuple } from "../../shared/engine/types.ts";
+import type { BodyDef, QuatTuple, Vec3Tuple, WorldBounds } from "../../shared/engine/types.ts";
 import {
   BUILTIN_SCENARIOS,
   builtinNames,
   getBuiltinScenario,
+  loadScenario,
   parseScenarioJson,
   type Scenario,
   validateScenario,
 } from "../../shared/scenarios/index.ts";
+import { AVATAR } from "../../shared/sim/avatar.ts";
 
 const NAMES = [
   "stack10",
@@ -24,6 +26,9 @@ const NAMES = [
   "fiedler-cubes",
   "arena",
 ];
+
+/** world.bounds of every built-in scene. */
+const BOUNDS: WorldBounds = { min: [-500, -100, -500], max: [500, 500, 500] };
 
 const GROUND: BodyDef = {
   id: "ground",
@@ -118,10 +123,60 @@ describe("builtin registry", () => {
   }
 });
 
+describe("world bounds", () => {
+  /** Scenes cheap enough to run for seconds in a test; the rest are checked by their start positions. */
+  const CHEAP = ["stack10", "positional-correction", "bounce", "friction-ramp", "failure-lab", "fiedler-cubes", "arena"];
+
+  it("every built-in carries the same bounds, and its bodies start far inside them", () => {
+    for (const name of NAMES) {
+      const s = scene(name);
+      expect(s.world?.bounds, name).toEqual(BOUNDS);
+      for (const b of s.bodies) {
+        for (let k = 0; k < 3; k++) {
+          expect(b.position[k] - BOUNDS.min[k], `${name} ${b.id}`).toBeGreaterThanOrEqual(99.5);
+          expect(BOUNDS.max[k] - b.position[k], `${name} ${b.id}`).toBeGreaterThanOrEqual(99.5);
+        }
+      }
+    }
+  });
+
+  it("fit the room: avatars respawn (y < -50) above the floor, and spawn (y <= 100) below the ceiling", () => {
+    expect(BOUNDS.min[1]).toBeLessThan(AVATAR.respawnBelowY);
+    expect(BOUNDS.max[1]).toBeGreaterThan(AVATAR.spawnProbeY * 2);
+  });
+
+  it("remove no body during a normal run (the cheap scenes, 5 s each)", () => {
+    for (const name of CHEAP) {
+      const { world } = loadScenario(scene(name));
+      const bodies = world.bodyCount;
+      for (let i = 0; i < 300; i++) {
+        world.step();
+        expect(world.removedLastStep, name).toEqual([]);
+      }
+      expect(world.bodyCount, name).toBe(bodies);
+    }
+  });
+
+  it("remove a body that leaves them, and only that one", () => {
+    const { world } = loadScenario(scene("arena"));
+    const bodies = world.bodyCount;
+    const h = world.handleOf("ball7");
+    world.setLinearVelocity(h, [0, 390, 0]);
+    const removed: string[] = [];
+    for (let i = 0; i < 240 && removed.length === 0; i++) {
+      world.step();
+      for (const r of world.removedLastStep) removed.push(`${r.id}:${r.reason}`);
+    }
+    expect(removed).toEqual(["ball7:bounds"]);
+    expect(world.handleOf("ball7")).toBe(-1);
+    expect(world.bodyCount).toBe(bodies - 1);
+  });
+});
+
 describe("scene geometry", () => {
   it("stack10: ten unit boxes exactly touching, box0 at the bottom", () => {
     const s = scene("stack10");
-    expect(s.world).toEqual({ sleep: false });
+    expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
     expect(s.bodies).toHaveLength(11);
     for (let i = 0; i < 10; i++) {
       const b = body(s, `box${i}`);
@@ -134,7 +189,7 @@ describe("scene geometry", () => {
 
   it("pyramid20: 210 boxes, row r holds 20 - r centred on x = 0", () => {
     const s = scene("pyramid20");
-    expect(s.world).toEqual({ sleep: false });
+    expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
     expect(dynamic(s)).toHaveLength(210);
     expect(s.bodies).toHaveLength(211);
     expect(body(s, "p0_0").position).toEqual([-9.5, 0.5, 0]);
@@ -151,7 +206,7 @@ describe("scene geometry", () => {
 
   it("pile1000: 1000 unit boxes turned about y on a 1.5 m grid from y = 3, none overlapping", () => {
     const s = scene("pile1000");
-    expect(s.world).toEqual({ sleep: false });
+    expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
     const boxes = dynamic(s);
     expect(boxes).toHaveLength(1000);
     expect(boxes.every(isUnitBox)).toBe(true);
@@ -190,7 +245,7 @@ describe("scene geometry", () => {
 
   it("rain2000: 2000 spheres of radius 0.5 on a 20 x 5 x 20 grid, 1.2 m apart, from y = 2", () => {
     const s = scene("rain2000");
-    expect(s.world).toEqual({ sleep: false });
+    expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
     const balls = dynamic(s);
     expect(balls).toHaveLength(2000);
     expect(balls.every((b) => b.shape.type === "sphere" && b.shape.radius === 0.5 && !b.rotation)).toBe(true);
@@ -211,6 +266,7 @@ describe("scene geometry", () => {
       velocityIterations: 1,
       positionCorrection: { method: "projection", slop: 0.05, percent: 0.4, iterations: 1 },
       sleep: false,
+      bounds: BOUNDS,
     });
     expect(s.bodies.map((b) => [b.id, b.type, b.shape, b.position, b.mass])).toEqual([
       ["a", "dynamic", { type: "sphere", radius: 1 }, [0, 0, 0], 1],
@@ -220,7 +276,7 @@ describe("scene geometry", () => {
 
   it("bounce: three spheres from y = 5 with restitution 0, 0.5, 0.9", () => {
     const s = scene("bounce");
-    expect(s.world).toEqual({ sleep: false });
+    expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
     expect(dynamic(s).map((b) => [b.id, b.position, b.restitution, b.shape])).toEqual([
       ["e0", [-2, 5, 0], 0, { type: "sphere", radius: 0.5 }],
       ["e05", [0, 5, 0], 0.5, { type: "sphere", radius: 0.5 }],
@@ -230,7 +286,7 @@ describe("scene geometry", () => {
 
   it("friction-ramp: boxes rest on a 20° ramp descending toward -x, effective μ 0.5 and 0.2", () => {
     const s = scene("friction-ramp");
-    expect(s.world).toEqual({ sleep: false });
+    expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
     const ramp = body(s, "ramp");
     const q: QuatTuple = [0, 0, 0.17364817766693033, 0.984807753012208];
     expect(ramp).toMatchObject({ type: "static", shape: { type: "box", halfExtents: [5, 0.25, 2] }, rotation: q, friction: 1 });
@@ -266,7 +322,7 @@ describe("scene geometry", () => {
 
   it("failure-lab: the wall's near face is 7.5 m from the bullet's surface", () => {
     const s = scene("failure-lab");
-    expect(s.world).toEqual({ gravity: [0, 0, 0], sleep: false, ccd: true });
+    expect(s.world).toEqual({ gravity: [0, 0, 0], sleep: false, ccd: true, bounds: BOUNDS });
     expect(s.bodies).toHaveLength(2);
     const bullet = body(s, "bullet");
     const wall = body(s, "wall");
@@ -286,7 +342,7 @@ describe("scene geometry", () => {
 
   it("fiedler-cubes: 900 unit boxes resting on the ground in a 30 x 30 grid, 1.5 m apart", () => {
     const s = scene("fiedler-cubes");
-    expect(s.world).toBeUndefined();
+    expect(s.world).toEqual({ bounds: BOUNDS });
     expect(s.bodies).toHaveLength(901);
     const boxes = dynamic(s);
     expect(boxes).toHaveLength(900);
@@ -301,7 +357,7 @@ describe("scene geometry", () => {
 
   it("arena: 150 boxes and 50 spheres resting inside four walls without overlaps", () => {
     const s = scene("arena");
-    expect(s.world).toBeUndefined();
+    expect(s.world).toEqual({ bounds: BOUNDS });
     const statics = s.bodies.filter((b) => b.type === "static");
     expect(statics.map((b) => b.id)).toEqual(["ground", "wall-north", "wall-south", "wall-east", "wall-west"]);
     expect(s.bodies).toHaveLength(205);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ScenarioIssue } from "../../shared/scenarios/format.ts";
+import type { Scenario, ScenarioIssue } from "../../shared/scenarios/format.ts";
+import { getBuiltinScenario, loadScenario } from "../../shared/scenarios/index.ts";
 import {
   DEFAULT_SCENARIO_LIMITS,
   formatIssues,
+  minRestitutionThreshold,
+  PHYSICAL_LIMITS,
   parseScenarioJson,
   type ScenarioLimits,
   validateScenario,
@@ -72,11 +75,11 @@ describe("validateScenario: accepted input", () => {
           linearVelocity: [1000, -1000, 0],
           angularVelocity: [0, 0, 1000],
           mass: 1e-6,
-          density: 1e9,
-          friction: 0,
+          density: 1e5,
+          friction: 2,
           restitution: 1,
           linearDamping: 0,
-          angularDamping: 5,
+          angularDamping: 100,
         }),
         { id: "b", type: "static", shape: { type: "box", halfExtents: [1000, 0.001, 1] }, position: [0, 0, 0] },
       ],
@@ -89,18 +92,18 @@ describe("validateScenario: accepted input", () => {
           relaxIterations: 0,
           positionCorrection: {
             method: "projection",
-            slop: 0,
+            slop: 0.1,
             percent: 1,
-            iterations: 1,
-            contactHertz: 1e-3,
-            dampingRatio: 0,
-            maxPushVelocity: 1e-3,
+            iterations: 64,
+            contactHertz: 10,
+            dampingRatio: 100,
+            maxPushVelocity: 400,
           },
-          restitutionThreshold: 0,
+          restitutionThreshold: 0.2,
           warmStarting: false,
           sleep: true,
           sleepTime: 0,
-          sleepLinearThreshold: 0,
+          sleepLinearThreshold: 1,
           sleepAngularThreshold: 0,
           ccd: false,
           bounds: { min: [-1, -1, -1], max: [1, 1e-9, 1] },
@@ -315,7 +318,11 @@ describe("validateScenario: rejected input", () => {
 
   it("checks world settings ranges", () => {
     const world = (w: Json) => issuesOf(scenario(undefined, { world: w }));
-    expect(world({ tickRate: 0.5 })).toEqual(single("world.tickRate", "must be >= 1"));
+    expect(world({ tickRate: 0.5 })).toEqual([
+      { path: "world.tickRate", message: "must be an integer" },
+      { path: "world.tickRate", message: "must be >= 1" },
+    ]);
+    expect(world({ tickRate: 59.94 })).toEqual(single("world.tickRate", "must be an integer"));
     expect(world({ tickRate: 1001 })).toEqual(single("world.tickRate", "must be <= 1000"));
     expect(world({ velocityIterations: 1.5 })).toEqual(single("world.velocityIterations", "must be an integer"));
     expect(world({ velocityIterations: 0 })).toEqual(single("world.velocityIterations", "must be >= 1"));
@@ -328,7 +335,7 @@ describe("validateScenario: rejected input", () => {
     expect(world({ positionCorrection: { percent: 1.5, iterations: 0, contactHertz: 0, maxPushVelocity: 0 } })).toEqual([
       { path: "world.positionCorrection.percent", message: "must be <= 1" },
       { path: "world.positionCorrection.iterations", message: "must be >= 1" },
-      { path: "world.positionCorrection.contactHertz", message: "must be > 0" },
+      { path: "world.positionCorrection.contactHertz", message: "must be >= 10" },
       { path: "world.positionCorrection.maxPushVelocity", message: "must be > 0" },
     ]);
   });
@@ -469,5 +476,177 @@ describe("parseScenarioJson and formatIssues", () => {
       ]),
     ).toBe('bodies[3].shape.radius: must be > 0\n(root): unknown key "foo"');
     expect(formatIssues([])).toBe("");
+  });
+});
+
+describe("validateScenario: physical limits", () => {
+  const world = (w: Json, bodies?: unknown[]) => validateScenario(scenario(bodies, { world: w }));
+  const worldIssues = (w: Json, bodies?: unknown[]) => issuesOf(scenario(bodies, { world: w }));
+  const bodyIssues = (extra: Json) => issuesOf(scenario([sphere("a", extra)]));
+
+  it("bounds gravity to ±1000 m/s² per component; 1e300 froze every body", () => {
+    expect(world({ gravity: [1000, -1000, 1000], restitutionThreshold: 200 }).ok).toBe(true);
+    expect(worldIssues({ gravity: [0, -1000.5, 0] })).toEqual(single("world.gravity[1]", "must be within ±1000 m/s²"));
+    expect(worldIssues({ gravity: [1e300, 0, 0] })).toEqual(single("world.gravity[0]", "must be within ±1000 m/s²"));
+    // Why: in the engine, 1e300 m/s² overflows the velocity step and the speed cap then zeroes it, so a
+    // falling ball never moves; at the bound it falls.
+    const fallen = (g: number) => {
+      const { world: w } = loadScenario({ name: "g", world: { gravity: [0, -g, 0] }, bodies: [{ id: "b", type: "dynamic", shape: { type: "sphere", radius: 0.5 }, position: [0, 50, 0] }] });
+      for (let i = 0; i < 10; i++) w.step();
+      return 50 - w.getPosition(w.handleOf("b"))[1];
+    };
+    expect(fallen(1e300)).toBe(0);
+    expect(fallen(PHYSICAL_LIMITS.maxGravity)).toBeGreaterThan(10);
+  });
+
+  it("bounds mass to 1e-6..1e15 kg and density to 1e-6..1e5 kg/m³; density 1e308 made the kinetic energy infinite", () => {
+    expect(bodyIssues({ mass: 1e16 })).toEqual(single("bodies[0].mass", "must be <= 1e15 kg"));
+    expect(bodyIssues({ density: 1e308 })).toEqual(single("bodies[0].density", "must be <= 100000 kg/m³"));
+    expect(validateScenario(scenario([sphere("a", { mass: 1e15 })])).ok).toBe(true);
+    const moving = (density: number): Scenario => ({
+      name: "m",
+      world: { gravity: [0, 0, 0] },
+      bodies: [{ id: "b", type: "dynamic", shape: { type: "box", halfExtents: [0.5, 0.5, 0.5] }, position: [0, 0, 0], density, linearVelocity: [400, 0, 0] }],
+    });
+    expect(loadScenario(moving(1e308)).world.kineticEnergy()).toBe(Number.POSITIVE_INFINITY);
+    expect(validateScenario(moving(1e308)).ok).toBe(false);
+  });
+
+  it("keeps the kinetic energy of the largest allowed scenario at the speed caps far from overflow", () => {
+    // The heaviest body the limits allow (largest box, top density) spinning and moving past the caps.
+    const count = 20;
+    const bodies = Array.from({ length: count }, (_, i) => ({
+      id: `b${i}`,
+      type: "dynamic",
+      shape: { type: "box", halfExtents: [1000, 1000, 1000] },
+      position: [-90000 + i * 9000, 0, 0],
+      density: PHYSICAL_LIMITS.maxDensity,
+      linearVelocity: [1000, 1000, 1000],
+      angularVelocity: [1000, -1000, 1000],
+    }));
+    const valid = validateScenario({ name: "heavy", world: { gravity: [0, 0, 0] }, bodies });
+    if (!valid.ok) throw new Error(formatIssues(valid.issues));
+    const { world: w } = loadScenario(valid.scenario);
+    w.step();
+    const perBody = w.kineticEnergy() / count;
+    expect(perBody).toBeGreaterThan(1e24);
+    // Scaled to the largest scenario (20000 bodies): under 1e30 J, about 1e278 below overflow.
+    expect(perBody * DEFAULT_SCENARIO_LIMITS.maxBodies).toBeLessThan(1e30);
+    expect(8e9 * PHYSICAL_LIMITS.maxDensity).toBeLessThanOrEqual(PHYSICAL_LIMITS.maxMass);
+  });
+
+  it("bounds the mass ratio of dynamic bodies to 1e6, naming the heaviest and the lightest", () => {
+    const at = (id: string, mass: number) => sphere(id, { mass, position: [Number(id.length), 0, 0] });
+    expect(validateScenario(scenario([at("a", 1), at("bb", 1e6)])).ok).toBe(true);
+    expect(issuesOf(scenario([at("a", 1), at("bb", 1e6), at("ccc", 1.5e6)]))).toEqual(
+      single(
+        "bodies[2].mass",
+        '"ccc" (1.5e6 kg) is more than 1e6 times as heavy as the lightest dynamic body, "a" (bodies[0], 1 kg): contacts between masses that far apart do not converge',
+      ),
+    );
+    // Masses from density × volume count too: a 5 mm pebble (5.2e-7 kg) next to a 1 kg box.
+    const box = { id: "box", type: "dynamic", shape: { type: "box", halfExtents: [0.5, 0.5, 0.5] }, position: [0, 0, 0] };
+    const pebble = sphere("pebble", { shape: { type: "sphere", radius: 0.005 } });
+    const issues = issuesOf(scenario([box, pebble]));
+    expect(issues).toHaveLength(1);
+    expect(issues[0].path).toBe("bodies[0]");
+    expect(issues[0].message).toMatch(/^"box" \(1 kg\) is more than 1e6 times as heavy as the lightest dynamic body, "pebble" \(bodies\[1\], 5\.236e-7 kg\)/);
+    // Static and kinematic bodies have no finite mass to compare.
+    expect(validateScenario(scenario([at("a", 1), sphere("k", { type: "kinematic", mass: 1e15 }), sphere("s", { type: "static", density: 1e5 })])).ok).toBe(true);
+  });
+
+  it("bounds the other knobs that froze, sank or NaN'd the world", () => {
+    expect(bodyIssues({ friction: 2.5 })).toEqual(single("bodies[0].friction", "must be <= 2"));
+    expect(bodyIssues({ linearDamping: 1e308 })).toEqual(single("bodies[0].linearDamping", "must be <= 100 1/s"));
+    expect(bodyIssues({ angularDamping: 101 })).toEqual(single("bodies[0].angularDamping", "must be <= 100 1/s"));
+    expect(worldIssues({ sleepLinearThreshold: 1e308, sleepAngularThreshold: 1.5 })).toEqual([
+      { path: "world.sleepLinearThreshold", message: "must be <= 1" },
+      { path: "world.sleepAngularThreshold", message: "must be <= 1" },
+    ]);
+    expect(worldIssues({ positionCorrection: { slop: 1e308, contactHertz: 1e-9, dampingRatio: 1e308, maxPushVelocity: 1e308 } })).toEqual([
+      { path: "world.positionCorrection.slop", message: "must be <= 0.1 m" },
+      { path: "world.positionCorrection.contactHertz", message: "must be >= 10" },
+      { path: "world.positionCorrection.dampingRatio", message: "must be <= 100" },
+      { path: "world.positionCorrection.maxPushVelocity", message: "must be <= 400 m/s" },
+    ]);
+    // Why dampingRatio: at 1e308 every dynamic body of stack10 turned non-finite in the first steps.
+    const stack = getBuiltinScenario("stack10") as Scenario;
+    stack.world = { ...stack.world, positionCorrection: { dampingRatio: 1e308 } };
+    const { world: w } = loadScenario(stack);
+    const reasons: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      w.step();
+      for (const r of w.removedLastStep) reasons.push(r.reason);
+    }
+    expect(reasons).toEqual(Array(10).fill("non-finite"));
+  });
+
+  it("sets the restitution threshold floor from gravity: max(0.2 m/s, |g| × 0.1 s)", () => {
+    expect(minRestitutionThreshold([0, -9.81, 0])).toBe(0.981);
+    expect(minRestitutionThreshold([0, 0, 0])).toBe(0.2);
+    expect(minRestitutionThreshold([0, -1.62, 0])).toBe(0.2);
+    expect(minRestitutionThreshold([0, -100, 0])).toBe(10);
+    expect(world({ restitutionThreshold: 0.981 }).ok).toBe(true);
+    const low = worldIssues({ restitutionThreshold: 0 });
+    expect(low).toHaveLength(1);
+    expect(low[0].path).toBe("world.restitutionThreshold");
+    expect(low[0].message).toMatch(/^must be >= 0\.981 m\/s with this gravity \(\|gravity\| × 0\.1 s, and at least 0\.2 m\/s\); .*pump energy/);
+    expect(worldIssues({ restitutionThreshold: 0.98 })[0].message).toMatch(/^must be >= 0\.981 m\/s/);
+    expect(world({ gravity: [0, 0, 0], restitutionThreshold: 0.2 }).ok).toBe(true);
+    expect(worldIssues({ gravity: [0, 0, 0], restitutionThreshold: 0.19 })[0].message).toMatch(/^must be >= 0\.2 m\/s/);
+    // Absent, the engine default (1 m/s) is checked: too low under 100 m/s².
+    const strong = worldIssues({ gravity: [0, -100, 0] });
+    expect(strong).toHaveLength(1);
+    expect(strong[0].path).toBe("world.restitutionThreshold");
+    expect(strong[0].message).toMatch(/^the default 1 m\/s is too low for this gravity: set it to at least 10 m\/s/);
+    expect(world({ gravity: [0, -100, 0], restitutionThreshold: 10 }).ok).toBe(true);
+    // Invalid gravity is reported once, not again through the threshold.
+    expect(worldIssues({ gravity: [0, -1e9, 0], restitutionThreshold: 0 })).toHaveLength(1);
+  });
+
+  describe("restitution 1 cannot pump energy into a resting stack", () => {
+    /** stack10 with every body at restitution 1: highest KE + PE over `seconds`, over the start's. */
+    function gain(gravity: number, tickRate: number, threshold: number, seconds: number): number {
+      const s = getBuiltinScenario("stack10") as Scenario;
+      s.world = { ...s.world, gravity: [0, -gravity, 0], tickRate, restitutionThreshold: threshold };
+      for (const b of s.bodies) b.restitution = 1;
+      const { world: w, handles } = loadScenario(s);
+      const energy = () => {
+        let e = w.kineticEnergy();
+        for (const h of handles) if (w.getType(h) === "dynamic") e += gravity * w.getPosition(h)[1]; // 1 kg boxes
+        return e;
+      };
+      const start = energy();
+      let highest = start;
+      for (let i = 0; i < seconds * tickRate; i++) {
+        w.step();
+        highest = Math.max(highest, energy());
+      }
+      return highest / start - 1;
+    }
+
+    it("the measurement sees the pumping below the floor (threshold 0 gave 2.2x, 0.05 m/s still 1.66x)", () => {
+      expect(gain(9.81, 60, 0, 5)).toBeGreaterThan(1);
+      expect(gain(9.81, 60, 0.05, 5)).toBeGreaterThan(0.5);
+      expect(gain(100, 60, 0.5, 5)).toBeGreaterThan(0.3);
+    });
+
+    const cases: [gravity: number, tickRate: number, seconds: number][] = [
+      [9.81, 60, 5],
+      [9.81, 10, 5],
+      [9.81, 240, 3],
+      [2, 60, 5],
+      [100, 60, 5],
+      [100, 1000, 2],
+      [1000, 60, 5],
+    ];
+    for (const [gravity, tickRate, seconds] of cases) {
+      it(`no gain at the minimum allowed threshold: |g| ${gravity} m/s², ${tickRate} Hz, ${seconds} s`, () => {
+        const threshold = minRestitutionThreshold([0, -gravity, 0]);
+        const s = { name: "s", world: { gravity: [0, -gravity, 0], tickRate, restitutionThreshold: threshold }, bodies: [] };
+        expect(validateScenario(s).ok).toBe(true);
+        expect(gain(gravity, tickRate, threshold, seconds)).toBeLessThanOrEqual(1e-9);
+      });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { BodyDef, QuatTuple, Vec3Tuple } from "../../engine/types.ts";
 import type { Scenario } from "../format.ts";
 import { createPrng, type Prng } from "../prng.ts";
-import { ball, ground, staticBox, unitBox } from "./common.ts";
+import { ball, builtinBounds, ground, staticBox, unitBox } from "./common.ts";
 
 const SEED = 200;
 /** Inner half width of the walled square, metres (a 40 x 40 m floor). */
@@ -76,6 +76,7 @@ export function arena(): Scenario {
   return {
     name: "arena",
     description: "A 40x40 m walled arena with 150 boxes and 50 balls resting on the floor at seeded positions: the default room for players to push things around.",
+    world: { bounds: builtinBounds() },
     bodies,
   };
 }

@@ -1,4 +1,4 @@
-import type { BodyDef, QuatTuple, Vec3Tuple } from "../../engine/types.ts";
+import type { BodyDef, QuatTuple, Vec3Tuple, WorldBounds } from "../../engine/types.ts";
 
 /**
  * Reference conventions shared by every built-in scene. The benchmark builds the same scenes in cannon-es
@@ -10,6 +10,18 @@ export const REFERENCE_RESTITUTION = 0;
 export const REFERENCE_DENSITY = 1;
 /** Half extents of a unit (1 m) box. */
 export const UNIT_HALF_EXTENTS: Vec3Tuple = [0.5, 0.5, 0.5];
+
+/**
+ * `world.bounds` of every built-in scene: the engine removes a body whose centre leaves this box (rooms
+ * count it in `removedBodies`), so nothing thrown away keeps costing the room. Far outside anything a
+ * normal run reaches: 5x the ground's half width (100 m) to the sides; 100 m below it, under the room's
+ * avatar respawn height (-50 m), so avatars are put back before the engine would remove them; 500 m up,
+ * well over the avatar spawn probe (100 m) and the 167 m apex of the largest impulse a player may give
+ * the lightest arena body. failure-lab's bullet, tunnelling at 300 m/s without CCD, stays inside for 1.6 s.
+ */
+export function builtinBounds(): WorldBounds {
+  return { min: [-500, -100, -500], max: [500, 500, 500] };
+}
 
 /** Static ground: a 200 x 1 x 200 m box whose top face is the plane y = 0. */
 export function ground(): BodyDef {

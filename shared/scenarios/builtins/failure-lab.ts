@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { REFERENCE_DENSITY, REFERENCE_FRICTION, REFERENCE_RESTITUTION, staticBox } from "./common.ts";
+import { builtinBounds, REFERENCE_DENSITY, REFERENCE_FRICTION, REFERENCE_RESTITUTION, staticBox } from "./common.ts";
 
 /** Seed 002's tunnelling case: a 0.1 m sphere at 300 m/s (5 m per 60 Hz tick) toward a 0.1 m thick wall. */
 export const BULLET_RADIUS = 0.1;
@@ -13,7 +13,7 @@ export function failureLab(): Scenario {
     name: "failure-lab",
     description:
       "A 0.1 m sphere fired at 300 m/s at a 0.1 m thick wall 7.5 m away, far more than the wall's thickness per tick; without CCD it tunnels through, with CCD it stops at the wall.",
-    world: { gravity: [0, 0, 0], sleep: false, ccd: true },
+    world: { gravity: [0, 0, 0], sleep: false, ccd: true, bounds: builtinBounds() },
     bodies: [
       {
         id: "bullet",

@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { centred, ground, unitBox } from "./common.ts";
+import { builtinBounds, centred, ground, unitBox } from "./common.ts";
 
 const GRID = 30;
 const SPACING = 1.5;
@@ -18,6 +18,7 @@ export function fiedlerCubes(): Scenario {
   return {
     name: "fiedler-cubes",
     description: "Glenn Fiedler's snapshot-compression scene: 900 cubes resting on the ground in a 30x30 grid, mostly asleep until something pushes them.",
+    world: { bounds: builtinBounds() },
     bodies,
   };
 }

@@ -1,6 +1,6 @@
 import type { BodyDef, QuatTuple, Vec3Tuple } from "../../engine/types.ts";
 import type { Scenario } from "../format.ts";
-import { ground, REFERENCE_DENSITY, REFERENCE_RESTITUTION, staticBox, UNIT_HALF_EXTENTS } from "./common.ts";
+import { builtinBounds, ground, REFERENCE_DENSITY, REFERENCE_RESTITUTION, staticBox, UNIT_HALF_EXTENTS } from "./common.ts";
 
 /** sin and cos of 10°: the ramp's quaternion is a +20° rotation about +z, written as literals. */
 const QZ = 0.17364817766693033;
@@ -48,7 +48,7 @@ export function frictionRamp(): Scenario {
     name: "friction-ramp",
     description:
       "Two boxes on a 20-degree ramp descending toward -x: effective friction 0.5 holds 'grip' still while 0.2 lets 'slide' accelerate at about 1.51 m/s^2. The ramp has friction 1 and each box friction mu^2, so the combined sqrt(1 * mu^2) equals mu.",
-    world: { sleep: false },
+    world: { sleep: false, bounds: builtinBounds() },
     bodies: [
       ground(),
       { ...staticBox("ramp", RAMP_HALF_EXTENTS, [...RAMP_CENTRE], [...RAMP_ROTATION]), friction: 1 },

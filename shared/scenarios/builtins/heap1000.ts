@@ -1,4 +1,5 @@
 import type { Scenario } from "../format.ts";
+import { builtinBounds } from "./common.ts";
 import { boxGrid } from "./pile1000.ts";
 
 /**
@@ -11,7 +12,7 @@ export function heap1000(): Scenario {
     name: "heap1000",
     description:
       "A thousand randomly tumbled unit boxes dropped from a 10x10x10 grid 1.8 m apart into a heap that spreads over the ground; the hardest broad/narrow-phase and solver workload of the built-ins.",
-    world: { sleep: false },
+    world: { sleep: false, bounds: builtinBounds() },
     bodies: boxGrid(1.8, 1001, (prng) => prng.unitQuaternion()),
   };
 }

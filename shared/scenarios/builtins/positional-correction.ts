@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { REFERENCE_FRICTION, REFERENCE_RESTITUTION } from "./common.ts";
+import { builtinBounds, REFERENCE_FRICTION, REFERENCE_RESTITUTION } from "./common.ts";
 
 /**
  * Seed 000: two 1 kg spheres of radius 1 overlapping by 0.5 m in zero gravity, separated only by the
@@ -23,6 +23,7 @@ export function positionalCorrection(): Scenario {
       velocityIterations: 1,
       positionCorrection: { method: "projection", slop: 0.05, percent: 0.4, iterations: 1 },
       sleep: false,
+      bounds: builtinBounds(),
     },
     bodies: [sphere("a", 0), sphere("b", 1.5)],
   };

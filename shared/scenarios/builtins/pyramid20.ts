@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { centred, ground, unitBox } from "./common.ts";
+import { builtinBounds, centred, ground, unitBox } from "./common.ts";
 
 const BASE = 20;
 
@@ -13,7 +13,7 @@ export function pyramid20(): Scenario {
   return {
     name: "pyramid20",
     description: "A 20-box-wide pyramid of 210 touching unit boxes in one plane; it should stand without sliding apart.",
-    world: { sleep: false },
+    world: { sleep: false, bounds: builtinBounds() },
     bodies,
   };
 }

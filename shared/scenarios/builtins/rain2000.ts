@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { ball, centred, ground } from "./common.ts";
+import { ball, builtinBounds, centred, ground } from "./common.ts";
 
 const COUNTS = [20, 5, 20] as const;
 const SPACING = 1.2;
@@ -23,7 +23,7 @@ export function rain2000(): Scenario {
   return {
     name: "rain2000",
     description: "Two thousand spheres fall from a grid onto the ground and spread out; tests many simultaneous sphere contacts.",
-    world: { sleep: false },
+    world: { sleep: false, bounds: builtinBounds() },
     bodies,
   };
 }

@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { ground, unitBox } from "./common.ts";
+import { builtinBounds, ground, unitBox } from "./common.ts";
 
 /** Ten unit boxes stacked exactly touching: box0 on the ground, box9 on top. */
 export function stack10(): Scenario {
@@ -8,7 +8,7 @@ export function stack10(): Scenario {
   return {
     name: "stack10",
     description: "A column of ten unit boxes resting exactly on top of each other; it should stand still without jitter or drift.",
-    world: { sleep: false },
+    world: { sleep: false, bounds: builtinBounds() },
     bodies,
   };
 }
