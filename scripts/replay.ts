@@ -1,18 +1,64 @@
-import { statSync } from "node:fs";
-import type { SimInput } from "../shared/sim/index.ts";
-import { isTickLine } from "../server/replay/format.ts";
-import { ReplayFileError, readReplay } from "../server/replay/read.ts";
-import { type VerifyReport, verifyReplay } from "../server/replay/verify.ts";
+import { ReplayBudgetError, scanBounded, verifyBounded } from "../server/replay/bounded.ts";
+import { ReplayFileError } from "../server/replay/errors.ts";
+import { DEFAULT_VERIFY_SECONDS, DEFAULT_VERIFY_SECONDS_PER_TICK, MAX_SECONDS_PER_TICK } from "../server/replay/format.ts";
+import type { VerifyReport } from "../server/replay/verify.ts";
 
-/**
- * npm run replay -- verify <file>   re-simulate and compare every tick's hash
- *                                   exit 0 identical, 1 diverged, 2 file cannot be checked
- * npm run replay -- info <file>     header, length, inputs by type, keyframes, clean end or truncation
- */
+const USAGE = `usage: npm run replay -- verify <file> [--max-seconds S] [--max-bytes N]
+       npm run replay -- info   <file> [--max-seconds S] [--max-bytes N]
 
-function usage(): never {
-  process.stderr.write("usage: npm run replay -- verify <file>\n       npm run replay -- info <file>\n");
+  verify   check every line (header, scenario, every input) with the server's own validators, then
+           re-simulate and compare every tick's hash
+  info     the same checks, no simulation; prints header, length, inputs by type, keyframes, ending
+
+  --max-seconds S   wall-clock budget, a hard total (0: none); default ${DEFAULT_VERIFY_SECONDS} s plus ${DEFAULT_VERIFY_SECONDS_PER_TICK * 1000} ms per tick
+                    of the file, and at most ${MAX_SECONDS_PER_TICK} s for any one tick; when spent the check stops, exit 2
+  --max-bytes N     larger files are refused unread; default REPLAY_FILE_MAX_BYTES (environment, else the
+                    server's default) plus room for the closing lines
+
+exit codes:
+  0  verified: every tick's hash matches (info: the file is valid)
+  1  diverged: the first diverging tick and its line, and the bodies that differ at the next keyframe
+  2  invalid or unverifiable: "line N: <field>: <problem>", other engine or sim version, over the size
+     limit, or the time budget ran out before the end; also a usage error
+`;
+
+function usage(message?: string): never {
+  if (message) process.stderr.write(`${message}\n`);
+  process.stderr.write(USAGE);
   process.exit(2);
+}
+
+interface Args {
+  command: "verify" | "info";
+  file: string;
+  maxSeconds: number;
+  /** Budget added per tick of the file (0 when --max-seconds set a hard total). */
+  secondsPerTick: number;
+  maxBytes: number | undefined;
+}
+
+function parseArgs(argv: string[]): Args {
+  const positional: string[] = [];
+  let maxSeconds = DEFAULT_VERIFY_SECONDS;
+  let secondsPerTick = DEFAULT_VERIFY_SECONDS_PER_TICK;
+  let maxBytes: number | undefined;
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k];
+    if (arg === "--max-seconds" || arg === "--max-bytes") {
+      const value = Number(argv[++k]);
+      if (argv[k] === undefined || !Number.isFinite(value) || value < 0) usage(`${arg} takes a number >= 0`);
+      if (arg === "--max-seconds") {
+        maxSeconds = value;
+        secondsPerTick = 0;
+      }
+      else maxBytes = value;
+    } else if (arg === "-h" || arg === "--help") usage();
+    else if (arg.startsWith("--")) usage(`unknown option ${arg.slice(0, 40)}`);
+    else positional.push(arg);
+  }
+  const [command, file, ...rest] = positional;
+  if ((command !== "verify" && command !== "info") || !file || rest.length > 0) usage();
+  return { command, file, maxSeconds, secondsPerTick, maxBytes };
 }
 
 function fmtVec(v: [number, number, number] | null): string {
@@ -34,78 +80,78 @@ function printVerify(file: string, r: VerifyReport): number {
     return 0;
   }
   const d = r.divergence;
-  process.stdout.write(`DIVERGED ${file}: first diverging tick ${d.tick} (recorded hash ${d.recordedHash}, replayed ${d.replayedHash})\n`);
+  if (d.recordedHash === "") {
+    process.stdout.write(`DIVERGED ${file}: every tick's hash matches, but bodies differ at the keyframe of tick ${d.tick} (line ${d.line})\n`);
+  } else {
+    process.stdout.write(`DIVERGED ${file}: first diverging tick ${d.tick} (line ${d.line}: recorded hash ${d.recordedHash}, replayed ${d.replayedHash})\n`);
+  }
   if (d.inputs.length > 0) {
     process.stdout.write(`inputs applied at tick ${d.tick}:\n`);
-    for (const i of d.inputs) process.stdout.write(`  ${JSON.stringify(i)}\n`);
+    for (const i of d.inputs) {
+      const json = JSON.stringify(i);
+      process.stdout.write(`  ${json.length > 300 ? `${json.slice(0, 300)}… (${json.length} characters)` : json}\n`);
+    }
   }
   if (d.keyframeTick === null) {
     process.stdout.write("no keyframe after the divergence: bodies cannot be named (the file ends before the next one)\n");
+  } else if (d.differingBodies === 0) {
+    process.stdout.write(`no body differs at keyframe tick ${d.keyframeTick} (line ${d.keyframeLine}): the hash recorded for tick ${d.tick} is not the replay's, yet the state agrees again\n`);
   } else {
-    process.stdout.write(`${d.differingBodies} bodies differ at keyframe tick ${d.keyframeTick} (recorded → replayed position):\n`);
-    for (const b of d.bodies) process.stdout.write(`  ${b.id}: ${fmtVec(b.recorded)} → ${fmtVec(b.replayed)}\n`);
+    process.stdout.write(`${d.differingBodies} bodies differ at keyframe tick ${d.keyframeTick} (line ${d.keyframeLine}) (recorded → replayed position):\n`);
+    for (const b of d.bodies) process.stdout.write(`  ${JSON.stringify(b.id)}: ${fmtVec(b.recorded)} → ${fmtVec(b.replayed)}\n`);
     if (d.differingBodies > d.bodies.length) process.stdout.write(`  … and ${d.differingBodies - d.bodies.length} more\n`);
   }
   return 1;
 }
 
-async function info(file: string): Promise<number> {
-  const reader = readReplay(file);
-  const first = await reader.next();
-  if (first.done || !("header" in first.value)) throw new ReplayFileError("missing header");
-  const h = first.value.header;
-  let ticks = 0;
-  let keyframes = 0;
-  let ended: string | null = null;
-  const byType = new Map<string, number>();
-  const sessions = new Set<string>();
-  let truncated = null;
-  for (;;) {
-    const next = await reader.next();
-    if (next.done) {
-      truncated = next.value;
-      break;
-    }
-    if ("header" in next.value) continue;
-    const line = next.value.line;
-    if (isTickLine(line)) {
-      ticks = line.t;
-      for (const i of line.i ?? ([] as SimInput[])) {
-        byType.set(i.type, (byType.get(i.type) ?? 0) + 1);
-        if ("session" in i) sessions.add(i.session);
-      }
-    } else if (line.type === "keyframe") keyframes++;
-    else if (line.type === "end") ended = line.reason;
-  }
+async function info(args: Args): Promise<number> {
+  const s = await scanBounded(args.file, { maxSeconds: args.maxSeconds, ...(args.maxBytes !== undefined ? { maxBytes: args.maxBytes } : {}) });
+  const h = s.header;
+  const ending = s.end
+    ? `closed (${s.end.reason})`
+    : s.truncated
+      ? `truncated: line ${s.truncated.line} (${s.truncated.bytes} bytes) incomplete`
+      : "no end line (crashed or still running)";
   const out = [
-    `file:        ${file} (${statSync(file).size} bytes)`,
+    `file:        ${args.file} (${s.bytes} bytes)`,
     `room:        ${h.roomId}, created ${h.createdAt}`,
     `format:      ${h.format}, engine ${h.engineVersion}, room sim ${h.simVersion}, recorded on Node ${h.node}`,
     `scenario:    ${h.scenario.name} (${h.scenario.bodies.length} bodies)`,
     `tick rate:   ${h.tickRate} Hz, max bodies ${h.options.maxBodies}, keyframe every ${h.keyframeInterval} ticks`,
-    `length:      ${ticks} ticks (${(ticks / h.tickRate).toFixed(1)} s), ${keyframes} keyframes`,
-    `inputs:      ${[...byType].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}`,
-    `players:     ${sessions.size}`,
-    `ending:      ${ended !== null ? `closed (${ended})` : truncated ? `truncated: line ${truncated.line} (${truncated.bytes} bytes) incomplete` : "no end line (crashed or still running)"}`,
+    `length:      ${s.ticks} ticks (${(s.ticks / h.tickRate).toFixed(1)} s), ${s.keyframes} keyframes`,
+    `inputs:      ${[...s.inputsByType].map(([k, v]) => `${k} ${v}`).join(", ") || "none"}`,
+    `players:     ${s.players}`,
+    `ending:      ${ending}`,
+    "valid:       every line passes the server's validation",
   ];
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
 }
 
 async function main(): Promise<number> {
-  const [command, file] = process.argv.slice(2);
-  if (!file || (command !== "verify" && command !== "info")) usage();
+  const args = parseArgs(process.argv.slice(2));
   try {
-    if (command === "info") return await info(file);
+    if (args.command === "info") return await info(args);
     const started = Date.now();
-    const report = await verifyReplay(file, {
-      onProgress: (tick, fraction) => process.stderr.write(`  tick ${tick} (${(fraction * 100).toFixed(0)}% of the file)\n`),
+    const report = await verifyBounded(args.file, {
+      maxSeconds: args.maxSeconds,
+      secondsPerTick: args.secondsPerTick,
+      maxTickSeconds: args.maxSeconds === 0 ? 0 : MAX_SECONDS_PER_TICK,
+      ...(args.maxBytes !== undefined ? { maxBytes: args.maxBytes } : {}),
+      onProgress: (tick, ticks) => process.stderr.write(`  tick ${tick} of ${ticks}\n`),
     });
-    const code = printVerify(file, report);
+    const code = printVerify(args.file, report);
     process.stderr.write(`(${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
     return code;
   } catch (err) {
-    process.stderr.write(`cannot check ${file}: ${(err as Error).message}\n`);
+    if (err instanceof ReplayBudgetError) {
+      process.stderr.write(`cannot finish checking ${args.file}: ${err.message}; allow more with --max-seconds\n`);
+    } else if (err instanceof ReplayFileError) {
+      process.stderr.write(`cannot check ${args.file}: ${err.message}\n`);
+    } else {
+      // Not expected (every problem of the file is a ReplayFileError); reported without a stack trace.
+      process.stderr.write(`cannot check ${args.file}: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
     return 2;
   }
 }

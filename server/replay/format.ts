@@ -10,7 +10,8 @@ import type { BodyDigest, SimInput, SimOptions } from "../../shared/sim/index.ts
  *   {"t":1,"h":"<16 hex>"}                              one line per tick: tick and world hash after it,
  *   {"t":2,"h":"…","i":[{"type":"join","session":"…"}]}  plus the inputs applied at its start, in order
  *   {"type":"keyframe","t":600,"bodies":[[id, hash8, x, y, z], …]}   every keyframeInterval ticks
- *   {"type":"end","t":1234,"reason":"dispose"}           when the room closes cleanly
+ *   {"type":"end","t":1234,"reason":"dispose"}           when the room closes cleanly, or the recording
+ *                                                        stops early ("size-limit", "dir-limit")
  *
  * The header's scenario + options and the per-tick inputs are all the simulation needs; hashes check
  * the re-run tick by tick, and keyframes (a 32-bit hash per body) let a verifier name the bodies that
@@ -20,6 +21,24 @@ import type { BodyDigest, SimInput, SimOptions } from "../../shared/sim/index.ts
 export const REPLAY_FORMAT = 1;
 /** Ticks between keyframes (10 s at 60 Hz). */
 export const DEFAULT_KEYFRAME_INTERVAL = 600;
+
+/**
+ * Bytes a recording may hold past REPLAY_FILE_MAX_BYTES: the recorder stops after the tick line that
+ * crossed the limit (its inputs may carry whole scenarios) and adds a final keyframe and the end line.
+ * The verifier refuses files larger than the limit plus this.
+ */
+export const CLOSING_LINES_MAX_BYTES = 16 * 1024 * 1024;
+/** Longest line the verifier reads (room for several `load` inputs of the largest scenario in one tick). */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * Default wall-clock budget of `npm run replay -- verify` (unless --max-seconds sets a hard total): this
+ * many seconds, plus DEFAULT_VERIFY_SECONDS_PER_TICK for every tick the file holds (known once it is
+ * validated), so a long real recording is verified to the end; and no single tick may take longer than
+ * MAX_SECONDS_PER_TICK (a crafted scenario can make one tick take minutes).
+ */
+export const DEFAULT_VERIFY_SECONDS = 3;
+export const DEFAULT_VERIFY_SECONDS_PER_TICK = 0.01;
+export const MAX_SECONDS_PER_TICK = 1;
 
 export interface ReplayHeader {
   type: "header";

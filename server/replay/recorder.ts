@@ -11,6 +11,14 @@ export function replayPath(dir: string, roomId: string): string {
   return join(dir, `${roomId}.ndjson`);
 }
 
+/** Told about a recording's growth and its end (the replay directory's accounting, store.ts). */
+export interface RecorderObserver {
+  /** `bytes` more were handed to the file. */
+  written(bytes: number): void;
+  /** The file is closed (end line written, or a write error); nothing more will be written. */
+  closed(): void;
+}
+
 /**
  * Appends a room's replay (see format.ts). Lines are buffered in memory and written by `flush()`,
  * which the room calls every 500 ms and on dispose, so a crash loses at most the last second. Writes go
@@ -22,25 +30,31 @@ export class ReplayRecorder {
   private buffer: string[] = [];
   private readonly keyframeInterval: number;
   private closed = false;
+  /** The first close(), until and after the file is closed. */
+  private closing: Promise<void> | null = null;
   /** Bytes handed to the stream so far. */
   bytesWritten = 0;
   /** Bytes of the lines buffered since the last flush. */
   private bufferedBytes = 0;
   /** The recording stops (end line "size-limit") once the file would grow past this. */
   private readonly maxBytes: number;
-  /** Why the recording ended early (disk error, size limit), or null. */
+  /** Why the recording ended early (disk error, size limit, directory cap), or null. */
   stoppedReason: string | null = null;
+  /** The room's simulation (for the final keyframe when the recording is stopped from outside the room). */
+  private readonly sim: RoomSim;
+  private observer: RecorderObserver | null = null;
 
   constructor(dir: string, roomId: string, sim: RoomSim, keyframeInterval = DEFAULT_KEYFRAME_INTERVAL, maxBytes = Number.POSITIVE_INFINITY) {
     mkdirSync(dir, { recursive: true });
     this.path = replayPath(dir, roomId);
     this.keyframeInterval = keyframeInterval;
     this.maxBytes = maxBytes;
+    this.sim = sim;
     this.stream = createWriteStream(this.path, { flags: "w" });
     // A failing disk must not take the process down; the room keeps running without its recording.
     this.stream.on("error", (err) => {
-      this.closed = true;
       this.stoppedReason ??= `write error: ${err.message}`;
+      this.markClosed();
     });
     const header: ReplayHeader = {
       type: "header",
@@ -63,6 +77,22 @@ export class ReplayRecorder {
   /** True once the file is closed (end line written, or stopped by an error). */
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /**
+   * Reports every later write and the close to `observer` (one at a time; null detaches). Writes are
+   * reported as they are handed to the file, so the observer knows the size without asking the disk.
+   */
+  observe(observer: RecorderObserver | null): void {
+    this.observer = observer;
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const observer = this.observer;
+    this.observer = null;
+    observer?.closed();
   }
 
   private push(line: string): void {
@@ -94,17 +124,35 @@ export class ReplayRecorder {
     const chunk = `${this.buffer.join("\n")}\n`;
     this.buffer = [];
     this.bufferedBytes = 0;
-    this.bytesWritten += Buffer.byteLength(chunk);
-    return new Promise((resolve) => this.stream.write(chunk, () => resolve()));
+    const bytes = Buffer.byteLength(chunk);
+    this.bytesWritten += bytes;
+    const written = new Promise<void>((resolve) => this.stream.write(chunk, () => resolve()));
+    this.observer?.written(bytes);
+    return written;
   }
 
-  /** Writes a final keyframe (unless one was just written) and an end line, then closes the file. */
+  /**
+   * Writes a final keyframe (unless one was just written) and an end line, then closes the file.
+   * Idempotent: later calls (the room's onDispose after its onBeforeShutdown) write nothing and resolve
+   * with the first call, once the file is closed.
+   */
   close(sim: RoomSim, reason: string): Promise<void> {
+    if (this.closing) return this.closing;
     if (this.closed) return Promise.resolve();
     if (sim.tick % this.keyframeInterval !== 0) this.keyframe(sim);
     this.push(JSON.stringify({ type: "end", t: sim.tick, reason }));
     void this.flush();
-    this.closed = true;
-    return new Promise((resolve) => this.stream.end(resolve));
+    this.markClosed();
+    this.closing = new Promise((resolve) => this.stream.end(resolve));
+    return this.closing;
+  }
+
+  /**
+   * Ends the recording from outside the room (the replay directory's cap): a final keyframe of the
+   * room's current tick and an end line with `reason`; the room runs on unrecorded.
+   */
+  stop(reason: string, why: string): Promise<void> {
+    if (!this.closed) this.stoppedReason ??= why;
+    return this.close(this.sim, reason);
   }
 }

@@ -15,6 +15,14 @@ import { type ReplayRecorder, replayPath } from "./recorder.ts";
  * and for disposed rooms, and needs nothing but Redis between the processes (no internal HTTP addresses,
  * which differ from PUBLIC_ADDRESS behind a proxy). Which process holds a disposed room's file is kept in
  * presence under `replay-host:<roomId>` for HOST_KEY_TTL_SECONDS.
+ *
+ * The size cap (REPLAY_DIR_MAX_BYTES) counts every replay in the directory, live ones included: closed
+ * files (and other processes' files) by their size at the last scan, this process's live recordings by
+ * the bytes they have handed to their files, which each recorder reports as it flushes. Checking the cap
+ * is therefore an addition per flush; the directory is scanned only at a new recording, every
+ * ROTATE_INTERVAL_MS, and at most once per OVER_CAP_RETRY_MS while over the cap. Over the cap, the oldest
+ * closed replays are deleted first; when live recordings alone exceed it, the largest is closed (end line
+ * "dir-limit"), its room running on unrecorded.
  */
 
 /** Raw bytes per IPC chunk (base64 on the wire: 4/3 of this). */
@@ -28,8 +36,15 @@ const IPC_TIMEOUT_MS = 3000;
  * live recordings of other processes that share the directory (they flush every 500 ms).
  */
 const CLOSED_GRACE_MS = 30_000;
-/** How often the size cap is enforced besides at each new recording, ms. */
+/** How often the directory is scanned besides at each new recording (other processes' files), ms. */
 const ROTATE_INTERVAL_MS = 30_000;
+/**
+ * While the directory stays over its cap and only recent files could be deleted, the next scan waits
+ * this long (a flush every 500 ms per room must not become a scan every 500 ms per room), ms.
+ */
+const OVER_CAP_RETRY_MS = 1000;
+/** End-line reason of a recording closed because live recordings alone exceed the directory cap. */
+export const DIR_LIMIT_REASON = "dir-limit";
 
 const ROOM_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -46,19 +61,32 @@ export type ReplayDownload =
   | { ok: false; status: 404 | 503; message: string };
 
 export interface RotationResult {
+  /** Room ids whose closed replays were deleted. */
   deleted: string[];
+  /** Room ids whose live recordings were closed (end line "dir-limit"). */
+  closed: string[];
+  /** Bytes the directory holds afterwards: files on disk plus live recordings' bytes handed to their files. */
   totalBytes: number;
 }
 
 export class ReplayStore {
   readonly dir: string;
   readonly maxDirBytes: number;
+  /** Open recordings of this process. */
   private readonly live = new Map<string, ReplayRecorder>();
+  /** Bytes handed to the files of `live` (each recorder reports its writes: no stat, no scan). */
+  private liveRecordingBytes = 0;
+  /** Bytes of every other replay in the directory: as of the last scan, plus recordings closed since. */
+  private otherBytes = 0;
   private presence: Presence | null = null;
   private processId = "";
   private timer: ReturnType<typeof setInterval> | null = null;
   private rotating: Promise<RotationResult> | null = null;
+  private enforcing: Promise<RotationResult> | null = null;
+  /** No scan triggered by growth before this time (performance.now() ms). */
+  private retryAt = 0;
   private warnedLiveOverCap = false;
+  private scanCount = 0;
 
   constructor(dir: string, maxDirBytes: number) {
     this.dir = dir;
@@ -80,23 +108,113 @@ export class ReplayStore {
     if (this.presence && this.processId) await this.presence.unsubscribe(channel(this.processId));
   }
 
-  /** A room of this process started recording. */
+  /** What the directory holds by this process's count: other files as last scanned plus live recordings. */
+  get totalBytes(): number {
+    return this.otherBytes + this.liveRecordingBytes;
+  }
+
+  /** Bytes of this process's open recordings. */
+  get liveBytes(): number {
+    return this.liveRecordingBytes;
+  }
+
+  /** Directory scans so far (at registrations, every 30 s, and while over the cap at most once a second). */
+  get scans(): number {
+    return this.scanCount;
+  }
+
+  /**
+   * A room of this process started recording. Its bytes count against the cap from now on, as it writes
+   * them: the recorder reports each flush, and only a total over the cap costs more than an addition.
+   */
   register(roomId: string, recorder: ReplayRecorder): void {
+    if (recorder.isClosed) return;
     this.live.set(roomId, recorder);
+    this.liveRecordingBytes += recorder.bytesWritten;
+    recorder.observe({
+      written: (bytes) => {
+        this.liveRecordingBytes += bytes;
+        this.checkCap();
+      },
+      closed: () => this.moveToClosed(roomId, recorder),
+    });
     if (this.presence && this.processId) {
       Promise.resolve(this.presence.setex(hostKey(roomId), this.processId, HOST_KEY_TTL_SECONDS)).catch(() => {});
     }
-    void this.rotate();
+    void this.enforce();
   }
 
   /** The room's recording is closed (its file stays, subject to rotation). */
   unregister(roomId: string): void {
+    const recorder = this.live.get(roomId);
+    if (recorder) this.moveToClosed(roomId, recorder);
+  }
+
+  /** A recording ended: its file now counts as a closed replay. */
+  private moveToClosed(roomId: string, recorder: ReplayRecorder): void {
+    if (this.live.get(roomId) !== recorder) return;
+    recorder.observe(null);
     this.live.delete(roomId);
+    this.liveRecordingBytes -= recorder.bytesWritten;
+    this.otherBytes += recorder.bytesWritten;
+  }
+
+  /** Called on every write of a live recording: arithmetic unless the total is over the cap. */
+  private checkCap(): void {
+    if (this.totalBytes <= this.maxDirBytes || this.enforcing) return;
+    // Live recordings alone over the cap: act at once (no scan needed). Otherwise a scan, throttled.
+    if (this.liveRecordingBytes <= this.maxDirBytes && performance.now() < this.retryAt) return;
+    void this.enforce();
+  }
+
+  /** Resolves once any size check under way has finished. */
+  async settled(): Promise<void> {
+    while (this.enforcing || this.rotating) await (this.enforcing ?? this.rotating);
+  }
+
+  /**
+   * Brings the directory under maxDirBytes: live recordings alone over the cap are closed first (the
+   * largest, then the oldest, with end line "dir-limit"; their rooms run on), then closed replays are
+   * deleted, oldest first, until the total fits.
+   */
+  enforce(): Promise<RotationResult> {
+    this.enforcing ??= this.enforceNow().finally(() => {
+      this.enforcing = null;
+    });
+    return this.enforcing;
+  }
+
+  private async enforceNow(): Promise<RotationResult> {
+    // Continue once `enforcing` is set: the closes below write their last lines, which must not start another round.
+    await Promise.resolve();
+    const closed = this.closeLiveOverCap();
+    const result = await this.rotate();
+    return { ...result, closed: [...closed, ...result.closed] };
+  }
+
+  /** Closes live recordings, largest first (ties: the oldest), while they alone exceed the cap. */
+  private closeLiveOverCap(): string[] {
+    const closed: string[] = [];
+    if (this.liveRecordingBytes <= this.maxDirBytes) return closed;
+    // Map order is registration order: a stable sort keeps the oldest first among equal sizes.
+    const bySize = [...this.live].sort((a, b) => b[1].bytesWritten - a[1].bytesWritten);
+    for (const [roomId, recorder] of bySize) {
+      if (this.liveRecordingBytes <= this.maxDirBytes) break;
+      const live = this.liveRecordingBytes;
+      const why = `live recordings hold ${live} bytes, over the replay directory cap of ${this.maxDirBytes}`;
+      void recorder.stop(DIR_LIMIT_REASON, why);
+      // The close has reported itself through the observer; this only makes sure the count moves on.
+      this.moveToClosed(roomId, recorder);
+      closed.push(roomId);
+      logger.warn(`room ${roomId}: replay closed at ${recorder.bytesWritten} bytes (end line "${DIR_LIMIT_REASON}"): ${why}; the room runs on unrecorded`);
+    }
+    return closed;
   }
 
   /**
    * Keeps the directory under maxDirBytes: deletes closed replays, oldest first (by modification time).
    * Live recordings of this process, and files written in the last CLOSED_GRACE_MS, are never deleted.
+   * Scans the directory (other processes' files are only known this way).
    */
   rotate(): Promise<RotationResult> {
     this.rotating ??= this.rotateNow().finally(() => {
@@ -106,11 +224,12 @@ export class ReplayStore {
   }
 
   private async rotateNow(): Promise<RotationResult> {
+    this.scanCount++;
     let names: string[];
     try {
       names = (await readdir(this.dir)).filter((n) => n.endsWith(".ndjson"));
     } catch {
-      return { deleted: [], totalBytes: 0 };
+      return { deleted: [], closed: [], totalBytes: this.totalBytes };
     }
     const files: { name: string; roomId: string; size: number; mtime: number }[] = [];
     for (const name of names) {
@@ -121,16 +240,23 @@ export class ReplayStore {
         // Deleted meanwhile (another process rotating the same directory).
       }
     }
-    let total = files.reduce((n, f) => n + f.size, 0);
+    // Live recordings count with the bytes handed to their files (some may not be on disk yet).
+    const others = files.filter((f) => !this.live.has(f.roomId));
+    this.otherBytes = others.reduce((n, f) => n + f.size, 0);
     const deleted: string[] = [];
-    if (total <= this.maxDirBytes) return { deleted, totalBytes: total };
     const now = Date.now();
-    const closed = files.filter((f) => !this.live.has(f.roomId) && now - f.mtime >= CLOSED_GRACE_MS).sort((a, b) => a.mtime - b.mtime);
+    if (this.totalBytes <= this.maxDirBytes) {
+      this.warnedLiveOverCap = false;
+      return { deleted, closed: [], totalBytes: this.totalBytes };
+    }
+    const closed = others.filter((f) => now - f.mtime >= CLOSED_GRACE_MS).sort((a, b) => a.mtime - b.mtime);
     for (const f of closed) {
-      if (total <= this.maxDirBytes) break;
+      if (this.totalBytes <= this.maxDirBytes) break;
+      // Recorded again meanwhile (a room id reused): not a closed replay any more.
+      if (this.live.has(f.roomId)) continue;
       try {
         await unlink(join(this.dir, f.name));
-        total -= f.size;
+        this.otherBytes -= f.size;
         deleted.push(f.roomId);
         if (this.presence) Promise.resolve(this.presence.del(hostKey(f.roomId))).catch(() => {});
       } catch {
@@ -138,11 +264,14 @@ export class ReplayStore {
       }
     }
     if (deleted.length > 0) logger.info(`replay directory over ${this.maxDirBytes} bytes: deleted ${deleted.length} oldest closed replay(s)`);
-    if (total > this.maxDirBytes && !this.warnedLiveOverCap) {
-      this.warnedLiveOverCap = true;
-      logger.warn(`replay directory holds ${total} bytes of live or recent recordings, over its cap of ${this.maxDirBytes}`);
+    if (this.totalBytes > this.maxDirBytes) {
+      this.retryAt = performance.now() + OVER_CAP_RETRY_MS;
+      if (!this.warnedLiveOverCap) {
+        this.warnedLiveOverCap = true;
+        logger.warn(`replay directory holds ${this.totalBytes} bytes of live or recent recordings, over its cap of ${this.maxDirBytes}`);
+      }
     }
-    return { deleted, totalBytes: total };
+    return { deleted, closed: [], totalBytes: this.totalBytes };
   }
 
   // ---------------------------------------------------------------- downloads

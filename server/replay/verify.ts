@@ -1,7 +1,6 @@
-import { ENGINE_VERSION } from "../../shared/engine/index.ts";
-import { type BodyDigest, bodyDigests, RoomSim, SIM_VERSION, type SimInput } from "../../shared/sim/index.ts";
-import { isTickLine, REPLAY_FORMAT, type ReplayHeader } from "./format.ts";
-import { ReplayFileError, readReplay, type TruncatedTail } from "./read.ts";
+import { type BodyDigest, bodyDigests, RoomSim, type SimInput } from "../../shared/sim/index.ts";
+import { isTickLine, type ReplayHeader } from "./format.ts";
+import { ReplayFileError, readReplay, type ReplaySummary, scanReplay, type TruncatedTail } from "./read.ts";
 
 export interface BodyDifference {
   id: string;
@@ -14,12 +13,16 @@ export interface BodyDifference {
 export interface Divergence {
   /** First tick whose hash differs. */
   tick: number;
+  /** Line of that tick in the file. */
+  line: number;
   recordedHash: string;
   replayedHash: string;
   /** Inputs applied at the start of that tick (the usual suspects). */
   inputs: SimInput[];
   /** Tick of the keyframe the bodies were compared at (the first one at or after `tick`), if any. */
   keyframeTick: number | null;
+  /** Line of that keyframe, if any. */
+  keyframeLine: number | null;
   /** Bodies that differ at that keyframe (at most MAX_LISTED_BODIES). */
   bodies: BodyDifference[];
   /** How many bodies differ in total at that keyframe. */
@@ -36,75 +39,128 @@ export interface VerifyReport {
   ended: boolean;
   truncated: TruncatedTail | null;
   divergence: Divergence | null;
+  /** What the validating first pass found (the whole file). */
+  summary: ReplaySummary;
 }
 
 const MAX_LISTED_BODIES = 20;
 
+/** Where a verification is: validating (pass one) or simulating (pass two), at which line and tick. */
+export interface VerifyProgress {
+  phase: "validating" | "simulating";
+  line: number;
+  /** Last tick read (validating) or simulated (simulating). */
+  tick: number;
+  /** Ticks in the file (known once pass one is done, else 0). */
+  ticks: number;
+  /** Share of the file read in this pass (0..1), updated every 2000 lines. */
+  fraction: number;
+  /** First diverging tick so far, or null. */
+  divergedAt: number | null;
+}
+
 export interface VerifyOptions {
-  /** Called now and then with the tick reached and the share of the file read (0..1). */
+  /** Called now and then (every 3600 simulated ticks) with the tick reached and the share of the file read (0..1). */
   onProgress?: (tick: number, fraction: number) => void;
+  /** Called before every line and every tick: cheap observers only (bounded.ts forwards it, throttled). */
+  onStep?: (progress: VerifyProgress) => void;
+  /** Files larger than this are refused unread. Default: defaultMaxReplayBytes() (read.ts). */
+  maxBytes?: number;
 }
 
 /**
- * Re-simulates a replay from its header and inputs and compares every tick's hash. On the first
- * mismatch it keeps simulating to the next keyframe and compares per-body hashes there to name the
- * bodies that differ. Throws ReplayFileError for files it cannot check (format or version mismatch,
- * missing ticks, malformed lines before the end).
+ * Verifies a replay in two passes. Pass one reads and validates every line (header, scenario, every
+ * input, tick order, keyframes, end) with the server's own validators and simulates nothing; a file that
+ * fails is a ReplayFileError naming the line. Pass two re-simulates from the header and the inputs,
+ * compares every tick's hash, and stops at the number of ticks pass one counted (the tick budget: a file
+ * still being written cannot make it run on). On the first mismatch it keeps simulating to the next
+ * keyframe, if the file has one, and compares per-body hashes there to name the bodies that differ.
+ *
+ * No time limit here: one tick of a valid but hostile scenario (a few hundred bodies in one spot) can take
+ * minutes, and only a thread can be stopped in the middle of one. The CLI runs this in a worker with a
+ * wall-clock budget (bounded.ts).
  */
 export async function verifyReplay(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
-  let fraction = 0;
-  const reader = readReplay(path, (read, total) => {
-    fraction = total > 0 ? read / total : 1;
+  const progress: VerifyProgress = { phase: "validating", line: 0, tick: 0, ticks: 0, fraction: 0, divergedAt: null };
+  const step = options.onStep;
+  const summary = await scanReplay(path, {
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    onLine: (line, tick) => {
+      progress.line = line;
+      progress.tick = tick;
+      step?.(progress);
+    },
+    onBytes: (read, total) => {
+      progress.fraction = total > 0 ? read / total : 1;
+    },
+  });
+  const tickBudget = summary.ticks;
+  progress.phase = "simulating";
+  progress.ticks = tickBudget;
+  progress.tick = 0;
+  progress.fraction = 0;
+
+  const reader = readReplay(path, {
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    onLine: (line) => {
+      progress.line = line;
+    },
+    onBytes: (read, total) => {
+      progress.fraction = total > 0 ? read / total : 1;
+    },
   });
   const first = await reader.next();
-  if (first.done || !("header" in first.value)) throw new ReplayFileError("missing header");
+  if (first.done || !("header" in first.value)) throw new ReplayFileError(1, "missing header");
   const header = first.value.header;
-  checkHeader(header);
   const sim = new RoomSim(header.scenario, header.options);
   const report: VerifyReport = {
     header,
     ticks: 0,
     keyframesChecked: 0,
     inputs: 0,
-    ended: false,
-    truncated: null,
+    ended: summary.end !== null,
+    truncated: summary.truncated,
     divergence: null,
+    summary,
   };
   for (;;) {
     const next = await reader.next();
-    if (next.done) {
-      report.truncated = next.value;
-      break;
-    }
-    if ("header" in next.value) throw new ReplayFileError("second header");
+    if (next.done) break;
+    if ("header" in next.value) throw new ReplayFileError(next.value.lineNumber, "a second header");
     const { line, lineNumber } = next.value;
     if (isTickLine(line)) {
-      if (line.t !== sim.tick + 1) {
-        throw new ReplayFileError(`line ${lineNumber}: expected tick ${sim.tick + 1}, found ${line.t}`);
-      }
+      // Pass one counted the ticks; more now means the file grew meanwhile (a live recording).
+      if (line.t > tickBudget) break;
+      step?.(progress);
       const inputs = line.i ?? [];
       for (const input of inputs) sim.enqueue(input);
       report.inputs += inputs.length;
       const result = sim.step();
       report.ticks++;
+      progress.tick = sim.tick;
       if (result.hash !== line.h && report.divergence === null) {
         report.divergence = {
           tick: line.t,
+          line: lineNumber,
           recordedHash: line.h,
           replayedHash: result.hash,
           inputs,
           keyframeTick: null,
+          keyframeLine: null,
           bodies: [],
           differingBodies: 0,
         };
+        progress.divergedAt = line.t;
+        // No keyframe ahead: nothing more to learn by simulating on.
+        if (summary.lastKeyframeTick < line.t) break;
       }
-      if (options.onProgress && report.ticks % 3600 === 0) options.onProgress(sim.tick, fraction);
+      if (options.onProgress && report.ticks % 3600 === 0) options.onProgress(sim.tick, progress.fraction);
     } else if (line.type === "keyframe") {
-      if (line.t !== sim.tick) throw new ReplayFileError(`line ${lineNumber}: keyframe for tick ${line.t} at tick ${sim.tick}`);
       const diff = diffBodies(line.bodies, bodyDigests(sim.world));
       report.keyframesChecked++;
       if (report.divergence !== null) {
         report.divergence.keyframeTick = line.t;
+        report.divergence.keyframeLine = lineNumber;
         report.divergence.bodies = diff.slice(0, MAX_LISTED_BODIES);
         report.divergence.differingBodies = diff.length;
         break;
@@ -113,33 +169,24 @@ export async function verifyReplay(path: string, options: VerifyOptions = {}): P
         // Hashes agreed but bodies differ: the world hash missed something. Report it as a divergence.
         report.divergence = {
           tick: line.t,
+          line: lineNumber,
           recordedHash: "",
           replayedHash: "",
           inputs: [],
           keyframeTick: line.t,
+          keyframeLine: lineNumber,
           bodies: diff.slice(0, MAX_LISTED_BODIES),
           differingBodies: diff.length,
         };
         break;
       }
-    } else if (line.type === "end") {
-      report.ended = true;
     }
   }
+  await reader.return(null);
   return report;
 }
 
-function checkHeader(header: ReplayHeader): void {
-  if (header.format !== REPLAY_FORMAT) {
-    throw new ReplayFileError(`replay format ${header.format}, this verifier reads format ${REPLAY_FORMAT}`);
-  }
-  if (header.engineVersion !== ENGINE_VERSION) {
-    throw new ReplayFileError(`recorded with engine ${header.engineVersion}, this build is engine ${ENGINE_VERSION}`);
-  }
-  if (header.simVersion !== SIM_VERSION) {
-    throw new ReplayFileError(`recorded with room sim ${header.simVersion}, this build is room sim ${SIM_VERSION}`);
-  }
-}
+export { ReplayFileError };
 
 /** Bodies whose hash differs or that exist on one side only, in recorded order then new ones. */
 export function diffBodies(recorded: BodyDigest[], replayed: BodyDigest[]): BodyDifference[] {
