@@ -4,9 +4,13 @@ import { readConfig } from "./config.ts";
 
 /**
  * Process entry: reads the environment, starts one server (Fastify + Colyseus on one port), logs with
- * pino. SIGTERM/SIGINT: Colyseus stops matchmaking (503), locks every room and disconnects its clients
- * with 4001, each room closes its replay (final keyframe + end line "shutdown"), then Fastify closes and
- * the process exits 0. A watchdog exits 1 if that has not finished within SHUTDOWN_TIMEOUT_MS.
+ * pino. SIGTERM/SIGINT (Colyseus' graceful shutdown, handleSignals): matchmaking stops (503); every room
+ * closes its replay first (final keyframe + end line "shutdown"), releases the seats nobody claimed and
+ * closes its clients with 4001; sockets no room owns are closed too. No peer can hold the exit up: a
+ * socket that has not answered its close frame within CLOSE_HANDSHAKE_DEADLINE_MS (1 s) is terminated,
+ * and HTTP connections still open then are closed (server/shutdown.ts). Then Fastify closes and the
+ * process exits 0, within about a second even with peers that never answer. A watchdog exits 1 if that
+ * has not finished within SHUTDOWN_TIMEOUT_MS (a bug or a hung dependency such as Redis, not a client).
  */
 const config = readConfig();
 const logger = pino({ level: config.logLevel });
@@ -18,11 +22,12 @@ const server = await createPhysicsServer({
   redisKeyPrefix: config.redisKeyPrefix,
   publicAddress: config.publicAddress,
   limits: config.limits,
+  trustProxy: config.trustProxy,
   handleSignals: true,
 });
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
-    logger.info({ signal }, "shutting down: no new joins, clients told (4001), replays closing");
+    logger.info({ signal }, "shutting down: no new joins, replays closing, clients told (4001)");
     setTimeout(() => {
       logger.error({ timeoutMs: config.limits.shutdownTimeoutMs }, "graceful shutdown did not finish in time; exiting");
       process.exit(1);

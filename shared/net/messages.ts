@@ -24,6 +24,23 @@ export const MSG_WELCOME = "welcome";
  * down, 4002 protocol error, 4010 may try to reconnect). The close frame's reason says why.
  */
 export const CLOSE_RATE_LIMITED = 4029;
+/**
+ * The client's unsent backlog exceeded about 2 s of its updates (a stalled link, or a client that does
+ * not read): closed, but unlike 4029 its seat and avatar are kept for the reconnection window.
+ */
+export const CLOSE_BACKLOG = 4030;
+/** Close code of every client of a player room closed for staying over its CPU budget (the reason says by how much). */
+export const CLOSE_CPU_BUDGET = 4031;
+/**
+ * The session was taken over: a newer connection presented this session's reconnection token while
+ * this socket was still open (a half-open connection, another tab). The session, seat and avatar go on
+ * over the newer connection; this socket is closed with this code and CLOSE_REPLACED_REASON. Clients
+ * should not rejoin on it (that would start a second session). The reconnection token is the
+ * credential: the server sends it only to the session's own connection, in the join handshake, and
+ * issues a new one on every (re)connection.
+ */
+export const CLOSE_REPLACED = 4009;
+export const CLOSE_REPLACED_REASON = "replaced by a newer connection";
 /** Largest WebSocket frame a client may send, bytes (larger frames close the connection with 1009). */
 export const MAX_CLIENT_FRAME_BYTES = 4 * 1024;
 

@@ -168,6 +168,8 @@ export function replicaEnv(name: "a" | "b", proxyPort: number, prefix: string, r
     ADMIN_TOKEN: TOKEN,
     REPLAY_DIR: replayDir,
     LOG_LEVEL: "info",
+    // Behind nginx, as in docker-compose.yml: admission limits key on X-Forwarded-For.
+    TRUST_PROXY: "1",
     // Test-only: a key prefix per run, and a quick dead-process check.
     REDIS_KEY_PREFIX: prefix,
     PROCESS_CHECK_INTERVAL_MS: "500",
@@ -335,4 +337,152 @@ export async function json<T>(res: Response | Promise<Response>): Promise<T> {
 export function verifyCli(file: string): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, ["scripts/replay.ts", "verify", file], { cwd: REPO, encoding: "utf8" });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// ---------------------------------------------------------------- raw WebSocket peers
+
+/**
+ * A WebSocket client written on a bare TCP socket (RFC 6455 framing, client frames masked). Unlike a
+ * library client it answers nothing by itself: no pong, no reply to a close frame, no join
+ * acknowledgement unless asked. That is how the tests play peers that misbehave (a deaf client that
+ * never completes the close handshake, a socket that never finishes the Colyseus join).
+ */
+export interface RawPeer {
+  socket: Socket;
+  /** Payloads of the data frames received so far (text and binary). */
+  messages: Buffer[];
+  /** Close codes of the close frames received (the peer does not answer them). */
+  closeCodes: number[];
+  /** True once the server ended or reset the TCP connection. */
+  readonly ended: boolean;
+  /** Sends one masked binary frame. */
+  send(payload: Uint8Array): void;
+  /** Resolves with the first data frame (received so far or later) that `match` accepts. */
+  waitFor(what: string, match: (payload: Buffer) => boolean, timeoutMs?: number): Promise<Buffer>;
+}
+
+/** Opens `ws://…` over a bare TCP socket; resolves once the server answered 101 Switching Protocols. */
+export function rawWebSocket(url: string): Promise<RawPeer> {
+  const target = new URL(url);
+  const socket = netConnect(Number(target.port), target.hostname);
+  const messages: Buffer[] = [];
+  const closeCodes: number[] = [];
+  const waiters: { match: (p: Buffer) => boolean; resolve: (p: Buffer) => void }[] = [];
+  let ended = false;
+  let buf = Buffer.alloc(0);
+  let upgraded = false;
+  socket.on("error", () => {});
+  socket.on("close", () => (ended = true));
+  const onFrame = (opcode: number, payload: Buffer) => {
+    if (opcode === 8) {
+      closeCodes.push(payload.length >= 2 ? payload.readUInt16BE(0) : 1005);
+      return;
+    }
+    if (opcode !== 1 && opcode !== 2) return; // pings, pongs and continuations: ignored (never answered)
+    messages.push(payload);
+    for (const w of waiters.splice(0)) {
+      if (w.match(payload)) w.resolve(payload);
+      else waiters.push(w);
+    }
+  };
+  const parse = () => {
+    for (;;) {
+      if (buf.length < 2) return;
+      const opcode = buf[0] & 0x0f;
+      let len = buf[1] & 0x7f;
+      let at = 2;
+      if (len === 126) {
+        if (buf.length < 4) return;
+        len = buf.readUInt16BE(2);
+        at = 4;
+      } else if (len === 127) {
+        if (buf.length < 10) return;
+        len = Number(buf.readBigUInt64BE(2));
+        at = 10;
+      }
+      if (buf.length < at + len) return;
+      onFrame(opcode, buf.subarray(at, at + len));
+      buf = buf.subarray(at + len);
+    }
+  };
+  const peer: RawPeer = {
+    socket,
+    messages,
+    closeCodes,
+    get ended() {
+      return ended;
+    },
+    send(payload: Uint8Array) {
+      const mask = randomBytes(4);
+      const len = payload.length;
+      const head = len < 126 ? Buffer.from([0x82, 0x80 | len]) : Buffer.from([0x82, 0x80 | 126, len >> 8, len & 0xff]);
+      const body = Buffer.from(payload);
+      for (let i = 0; i < body.length; i++) body[i] ^= mask[i % 4];
+      socket.write(Buffer.concat([head, mask, body]));
+    },
+    waitFor(what, match, timeoutMs = 10000) {
+      const seen = messages.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+        waiters.push({
+          match,
+          resolve: (p) => {
+            clearTimeout(timer);
+            resolve(p);
+          },
+        });
+      });
+    },
+  };
+  return new Promise((resolve, reject) => {
+    socket.once("connect", () => {
+      const key = randomBytes(16).toString("base64");
+      socket.write(
+        `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+    });
+    socket.once("error", reject);
+    socket.on("data", (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (!upgraded) {
+        const end = buf.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const status = buf.subarray(0, buf.indexOf("\r\n")).toString();
+        if (!/^HTTP\/1\.1 101 /.test(status)) {
+          socket.destroy();
+          return reject(new Error(`WebSocket upgrade refused: ${status}`));
+        }
+        upgraded = true;
+        buf = buf.subarray(end + 4);
+        resolve(peer);
+      }
+      parse();
+    });
+  });
+}
+
+/** A seat in `roomId` from the matchmaker (POST /matchmake/joinById), not yet claimed by any connection. */
+export async function reserveSeat(base: string, roomId: string): Promise<{ sessionId: string; roomId: string; processId: string }> {
+  const res = await fetch(`${base}/matchmake/joinById/${roomId}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  if (res.status !== 200) throw new Error(`joinById ${roomId} → ${res.status} ${await res.text()}`);
+  return (await res.json()) as { sessionId: string; roomId: string; processId: string };
+}
+
+/**
+ * A raw peer on a reserved seat's WebSocket URL. With `ack`, it completes the Colyseus join (answers
+ * the JOIN_ROOM frame with its one-byte acknowledgement, as the SDK does); without, the join stays
+ * half done (the server sent JOIN_ROOM and waits for the acknowledgement forever). Returns the session's
+ * reconnection token as the SDK's `room.reconnectionToken` spells it (`roomId:token`).
+ */
+export async function rawJoin(base: string, roomId: string, ack: boolean): Promise<{ peer: RawPeer; sessionId: string; reconnectionToken: string }> {
+  const seat = await reserveSeat(base, roomId);
+  const ws = base.replace(/^http/, "ws");
+  const peer = await rawWebSocket(`${ws}/${seat.processId}/${seat.roomId}?sessionId=${seat.sessionId}`);
+  const JOIN_ROOM = 10;
+  const join = await peer.waitFor("the JOIN_ROOM frame", (p) => p[0] === JOIN_ROOM);
+  if (ack) peer.send(Uint8Array.of(JOIN_ROOM));
+  // JOIN_ROOM: the code, then the session's reconnection token (one length byte, UTF-8), then the serializer.
+  const reconnectionToken = `${seat.roomId}:${join.subarray(2, 2 + join[1]).toString("utf8")}`;
+  return { peer, sessionId: seat.sessionId, reconnectionToken };
 }

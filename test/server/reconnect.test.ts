@@ -2,12 +2,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, type Room } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MSG_MOVE, MSG_WELCOME, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
+import { CLOSE_REPLACED, CLOSE_REPLACED_REASON, MSG_MOVE, MSG_WELCOME, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
 import { readConfig } from "../../server/config.ts";
 import { verifyReplay } from "../../server/replay/verify.ts";
 import { patches, position } from "./helpers.ts";
-import { api, cleanupDirs, eventually, json, type Relay, type ServerProcess, spawnServer, startRelay, stopAllServers, tempDir } from "./processes.ts";
+import { api, cleanupDirs, eventually, json, type Relay, rawJoin, rawWebSocket, type ServerProcess, spawnServer, startRelay, stopAllServers, tempDir } from "./processes.ts";
 
 /**
  * Network drops over a real socket: the player's connection runs through a TCP relay whose connections
@@ -107,5 +107,100 @@ describe("reconnection after a network drop", () => {
     writeFileSync(file, text);
     expect((await verifyReplay(file)).divergence).toBeNull();
     await b.room.leave();
+  });
+});
+
+/**
+ * A second party presents a live session's reconnection token while the session's socket is still open
+ * (what a client on a half-open connection does): the newer connection takes the session over.
+ */
+describe("a reconnection for a live session", () => {
+  /** Records, on every patch B decodes, whether the avatar body and its avatar entry are there. */
+  function watchAvatar(observer: TestRoom, bodyId: string, sessionId: string): { missing: number; patches: number } {
+    const seen = { missing: 0, patches: 0 };
+    observer.onStateChange(() => {
+      seen.patches++;
+      if (!observer.state.bodies.has(bodyId) || !observer.state.avatars.has(sessionId)) seen.missing++;
+    });
+    return seen;
+  }
+
+  it("replaces the old socket (closed with CLOSE_REPLACED) and keeps the session, seat and avatar", async () => {
+    const roomId = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: scene }))).roomId;
+    const a = await enter(server.url, roomId);
+    const b = await enter(server.url, roomId);
+    const avatar = `avatar-${a.room.sessionId}`;
+    expect(a.welcome.avatarId).toBe(avatar);
+    await eventually("A's avatar on B", () => b.room.state.bodies.has(avatar) && b.room.state.avatars.has(a.room.sessionId));
+    const watch = watchAvatar(b.room, avatar, a.room.sessionId);
+    const aClosed = new Promise<{ code: number; reason?: string }>((res) => a.room.onLeave((code, reason) => res({ code, reason })));
+    const token = a.room.reconnectionToken;
+
+    // A's socket is open and answering; a second client presents its token.
+    const second = new Client(server.url);
+    const again = (await second.reconnect(token, RoomState)) as TestRoom;
+    again.reconnection.enabled = false;
+    const welcome = await new Promise<WelcomeMessage>((res) => again.onMessage(MSG_WELCOME, (m: WelcomeMessage) => res(m)));
+    expect(again.sessionId).toBe(a.room.sessionId);
+    expect(welcome).toMatchObject({ sessionId: a.room.sessionId, avatarId: avatar });
+    expect(await aClosed).toEqual({ code: CLOSE_REPLACED, reason: CLOSE_REPLACED_REASON });
+
+    // The same avatar body obeys the new connection.
+    await eventually("own avatar in the new connection's state", () => again.state.bodies.has(avatar) && again.state.avatars.has(again.sessionId));
+    const x0 = position(b.room.state.bodies.get(avatar)!)[0];
+    again.send(MSG_MOVE, { vx: 4, vz: 0 });
+    await eventually("the new connection moves the avatar", () => position(b.room.state.bodies.get(avatar)!)[0] > x0 + 1);
+    expect((await json<{ clients: number }>(api(server.url, "GET", `/rooms/${roomId}`))).clients).toBe(2);
+    // The avatar never left the synced state, on any patch B decoded.
+    expect(watch.patches).toBeGreaterThan(0);
+    expect(watch.missing).toBe(0);
+    // The replaced socket's token was used up: it cannot take the session back.
+    await expect(new Client(server.url).reconnect(token, RoomState)).rejects.toThrow();
+    expect(again.connection.isOpen).toBe(true);
+    await again.leave();
+    await b.room.leave();
+  });
+
+  it("the same takeover for a connection straight to the room with the token (the SDK's own reconnection)", async () => {
+    const roomId = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: scene }))).roomId;
+    const a = await enter(server.url, roomId);
+    const b = await enter(server.url, roomId);
+    const avatar = `avatar-${a.room.sessionId}`;
+    await eventually("A's avatar on B", () => b.room.state.bodies.has(avatar) && b.room.state.avatars.has(a.room.sessionId));
+    const watch = watchAvatar(b.room, avatar, a.room.sessionId);
+    const aClosed = new Promise<number>((res) => a.room.onLeave((code) => res(code)));
+    const { processId } = await json<{ processId: string }>(api(server.url, "GET", `/rooms/${roomId}`));
+    const token = a.room.reconnectionToken.split(":")[1];
+    // No matchmaker request: the WebSocket URL the SDK reconnects to, with the session id and token.
+    const peer = await rawWebSocket(`ws://127.0.0.1:${server.port}/${processId}/${roomId}?sessionId=${a.room.sessionId}&reconnectionToken=${token}`);
+    const JOIN_ROOM = 10;
+    await peer.waitFor("the JOIN_ROOM frame", (p) => p[0] === JOIN_ROOM);
+    peer.send(Uint8Array.of(JOIN_ROOM));
+    await peer.waitFor("the welcome", (p) => p.includes(MSG_WELCOME) && p.includes(avatar));
+    expect(await aClosed).toBe(CLOSE_REPLACED);
+    await patches(b.room, 5);
+    expect(watch.missing).toBe(0);
+    expect(b.room.state.bodies.has(avatar)).toBe(true);
+    expect((await json<{ clients: number }>(api(server.url, "GET", `/rooms/${roomId}`))).clients).toBe(2);
+    peer.socket.destroy();
+    await b.room.leave();
+  });
+
+  it("a stale socket that never answers the close frame is cut within the close deadline; the session goes on", async () => {
+    const roomId = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: scene }))).roomId;
+    // A half-open connection as the server sees it: joined, then silent (never answers anything again).
+    const stale = await rawJoin(server.url, roomId, true);
+    await stale.peer.waitFor("the welcome", (p) => p.includes(MSG_WELCOME));
+    const avatar = `avatar-${stale.sessionId}`;
+    const again = (await new Client(server.url).reconnect(stale.reconnectionToken, RoomState)) as TestRoom;
+    again.reconnection.enabled = false;
+    const welcome = await new Promise<WelcomeMessage>((res) => again.onMessage(MSG_WELCOME, (m: WelcomeMessage) => res(m)));
+    expect(welcome).toMatchObject({ sessionId: stale.sessionId, avatarId: avatar });
+    await eventually("the replaced socket told why", () => stale.peer.closeCodes.length > 0);
+    expect(stale.peer.closeCodes).toEqual([CLOSE_REPLACED]);
+    // It never answers the close frame: the server terminates it (ws alone would wait 30 s).
+    await eventually("the server cutting the silent socket", () => stale.peer.ended, 5000, 20);
+    await eventually("the avatar in the new connection's state", () => again.state.bodies.has(avatar));
+    await again.leave();
   });
 });

@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, type Room } from "@colyseus/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { MSG_MOVE, MSG_SPAWN, MSG_WELCOME, RoomState } from "../../shared/net/index.ts";
 import { verifyReplay } from "../../server/replay/verify.ts";
-import { api, cleanupDirs, eventually, json, spawnServer, stopAllServers, tempDir } from "./processes.ts";
+import { api, cleanupDirs, eventually, json, rawJoin, reserveSeat, spawnServer, stopAllServers, tempDir } from "./processes.ts";
 
 afterAll(async () => {
   await stopAllServers();
@@ -65,6 +65,53 @@ describe("SIGTERM", () => {
     for (const roomId of [busy, empty, own.roomId]) {
       const file = join(replayDir, `${roomId}.ndjson`);
       const lines = readFileSync(file, "utf8").trim().split("\n");
+      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
+      const report = await verifyReplay(file);
+      expect(report.divergence).toBeNull();
+      expect(report.ended).toBe(true);
+      expect(report.truncated).toBeNull();
+    }
+  });
+
+  it("with a deaf client, a half-joined socket and a reserved seat in one room: every replay ends with a keyframe and `shutdown`, exit 0 within 5 s", async () => {
+    const replayDir = tempDir("replays");
+    const server = await spawnServer({ ADMIN_TOKEN: "test-admin-token", REPLAY_DIR: replayDir });
+    const hostile = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: "arena" }))).roomId;
+    const other = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: "stack10" }))).roomId;
+    // A player who behaves, for comparison: still told 4001.
+    const player = (await new Client(server.url).joinById(hostile, {}, RoomState)) as Room<unknown, RoomState>;
+    player.onMessage(MSG_WELCOME, () => {});
+    const playerCode = new Promise<number>((res) => player.onLeave((code) => res(code)));
+    // Deaf: joined properly (acknowledged the join, got the welcome), never answers a close frame.
+    const deaf = await rawJoin(server.url, hostile, true);
+    await deaf.peer.waitFor("the deaf client's welcome", (p) => p.includes(MSG_WELCOME));
+    // Half-joined: WebSocket open on its seat, the join never acknowledged (and nothing ever answered).
+    const half = await rawJoin(server.url, hostile, false);
+    // A seat reserved over the matchmaker that no connection ever claims.
+    await reserveSeat(server.url, hostile);
+    player.send(MSG_MOVE, { vx: 2, vz: 1 });
+    await eventually("the room ticking with 3 clients", async () => {
+      const info = await json<{ tick: number; clients: number }>(api(server.url, "GET", `/rooms/${hostile}`));
+      return info.clients === 3 && info.tick > 60;
+    });
+
+    const signalled = Date.now();
+    server.child.kill("SIGTERM");
+    const { code, signal } = await server.exited;
+    const ms = Date.now() - signalled;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(ms).toBeLessThan(5000);
+    expect(await playerCode).toBe(4001);
+    // The deaf and the half-joined sockets were sent the shutdown close frame (and did not answer it).
+    expect(deaf.peer.closeCodes).toEqual([4001]);
+    expect(half.peer.closeCodes).toEqual([4001]);
+
+    const files = readdirSync(replayDir).filter((f) => f.endsWith(".ndjson"));
+    expect(files.sort()).toEqual([`${hostile}.ndjson`, `${other}.ndjson`].sort());
+    for (const name of files) {
+      const file = join(replayDir, name);
+      const lines = readFileSync(file, "utf8").trim().split("\n");
+      expect(JSON.parse(lines[lines.length - 2])).toMatchObject({ type: "keyframe" });
       expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
       const report = await verifyReplay(file);
       expect(report.divergence).toBeNull();

@@ -1,5 +1,14 @@
 import { Client, type Room } from "@colyseus/sdk";
-import { MSG_REJECTED, MSG_WELCOME, type RejectedMessage, ROOM_NAME, RoomState, type WelcomeMessage } from "../../../shared/net/index.ts";
+import {
+  CLOSE_REPLACED,
+  CLOSE_REPLACED_REASON,
+  MSG_REJECTED,
+  MSG_WELCOME,
+  type RejectedMessage,
+  ROOM_NAME,
+  RoomState,
+  type WelcomeMessage,
+} from "../../../shared/net/index.ts";
 import type { AdminApi } from "./admin-api.ts";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "disconnected";
@@ -17,7 +26,9 @@ const SEAT_HELD_MS = 10_000;
 /**
  * The room connection: joining, the SDK's automatic reconnection (stack.md §7), and our own fallback
  * when the SDK gives up (it does not retry a drop within 5 s of joining): the reconnection token while
- * the server still holds the seat (the avatar is kept), then a fresh join of the same room.
+ * the server still holds the seat (the avatar is kept), then a fresh join of the same room. The token
+ * works even while the server still sees our old socket open (a half-open connection): the server
+ * closes that socket (CLOSE_REPLACED) and the session goes on over the new one.
  * Counts bytes received on the WebSocket and measures RTT with the SDK's ping.
  */
 export class Connection {
@@ -103,6 +114,9 @@ export class Connection {
       if (this.room !== room) return;
       this.room = null;
       if (this.closedByUs) return this.set("disconnected", "left");
+      // Our session went on over a newer connection (ours was taken over with our token): a rejoin would
+      // only start a second session.
+      if (code === CLOSE_REPLACED) return this.set("disconnected", CLOSE_REPLACED_REASON);
       void this.recover(room, code);
     });
     this.set("connected", "");

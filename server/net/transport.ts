@@ -1,0 +1,306 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, Server as HttpServer } from "node:http";
+import { logger } from "@colyseus/core";
+import { type TransportOptions, WebSocketClient, type WebSocketTransport } from "@colyseus/ws-transport";
+import type { WebSocket, WebSocketServer } from "ws";
+import { CLOSE_BACKLOG } from "../../shared/net/index.ts";
+import { connectionCounters } from "../metrics.ts";
+
+/**
+ * The WebSocket transport of the physics rooms: Colyseus' own (@colyseus/ws-transport 0.18) plus three
+ * guarantees for every connection, kept here so no room has to think about them.
+ *
+ * 1. No queued frame aliases a buffer that is reused. @colyseus/schema 5's Encoder.encode returns a
+ *    subarray of the encoder's one shared buffer, and SchemaSerializer.applyPatches hands that same view
+ *    to every client's `raw` (so does getFullState with its cached full-state buffer). ws' Sender.send
+ *    wraps a view without copying (buffer-util toBuffer) and net.Socket keeps a reference to whatever
+ *    it could not write at once: in its writable buffer while a write is pending, and in libuv's write
+ *    request when a write is only partly taken by the kernel. The next patch overwrites the buffer, and
+ *    the stalled client later receives frames mixed from several patches. Copying "only when the socket
+ *    already has a backlog" is not enough: a big frame written to an idle socket whose kernel buffer is
+ *    nearly full is retained as well (the partial write). So every binary frame is copied before ws
+ *    sees it, once per frame and synchronous turn: the patch every client of a room gets in one
+ *    broadcast loop is one copy shared by all of them (cost: one memcpy of the patch per room per patch).
+ * 2. Backlog limit. A client whose unsent bytes (ws `bufferedAmount`: the socket's writable buffer and
+ *    ws' own queue) exceed what was handed to its socket in the last BACKLOG_SECONDS (its own recent
+ *    traffic: the room's patch rate times recent patch sizes, plus messages), with a floor of
+ *    BACKLOG_FLOOR_BYTES, is closed with CLOSE_BACKLOG and a reason. Sends after that are dropped (ws
+ *    would only count them), so the memory a stalled client holds is bounded by its limit plus one frame.
+ * 3. Heartbeat that an unread socket cannot fake. ws-transport pings every pingInterval and counts a
+ *    client alive on any `pong` event, solicited or not, so a client that never reads stays connected by
+ *    sending pongs. Here each ping carries a random payload and only a pong echoing the latest one
+ *    counts; a socket whose backlog never drained during the whole interval counts as not responding
+ *    too (its ping is still queued behind the data). After pingMaxRetries such intervals in a row, an
+ *    open socket with unsent data is closed for its backlog (CLOSE_BACKLOG: the client is there but not
+ *    reading) and any other is terminated (a dead peer; also one still closing, so a client closed for
+ *    its backlog that keeps not reading does not wait for ws' 30 s close timeout). ws-transport's own
+ *    heartbeat is switched off (pingInterval 0 passed to it).
+ *
+ * The copy is shared by identity within one synchronous turn: a frame object must not be changed
+ * between two sends of the same turn (Colyseus never does; each encode returns a new view).
+ *
+ * What it relies on, checked when the transport is built (construction throws if it changed):
+ * WebSocketTransport keeps its ws WebSocketServer in `wss` (protected), and WebSocketClient#raw sends
+ * through the raw socket's `send` (so wrapping `send` on each socket covers every frame: patches, full
+ * states, messages, errors). The wrap is per socket (an own property), no prototype is touched.
+ */
+
+/** Unsent bytes allowed, in seconds of the client's own recent traffic. */
+export const BACKLOG_SECONDS = 2;
+/** Unsent bytes always allowed (join-time full states, quiet rooms), bytes. */
+export const BACKLOG_FLOOR_BYTES = 256 * 1024;
+/** Reason sent with CLOSE_BACKLOG (numbers follow). */
+export const BACKLOG_REASON = "backlog: client is not reading";
+/** Granularity of the per-connection traffic window, ms. */
+const SLOT_MS = 250;
+
+export interface GuardedTransportOptions extends TransportOptions {
+  /** See BACKLOG_SECONDS. */
+  backlogSeconds?: number;
+  /** See BACKLOG_FLOOR_BYTES. */
+  backlogFloorBytes?: number;
+}
+
+/**
+ * Test hook: called with every frame right before it goes to ws (after the copy and the backlog check),
+ * with the session id from the connection's URL. Null in production.
+ */
+export const transportTestHooks: { onFrame: ((sessionId: string | null, frame: Uint8Array) => void) | null } = { onFrame: null };
+
+/** Bytes handed to one socket per SLOT_MS slot over the last `seconds` (a ring of slots). */
+export class TrafficWindow {
+  private readonly slots: Float64Array;
+  private slot = -1;
+  private sum = 0;
+
+  constructor(seconds: number) {
+    this.slots = new Float64Array(Math.max(1, Math.ceil((seconds * 1000) / SLOT_MS)));
+  }
+
+  /** Bytes counted in the window that ends at `nowMs`. */
+  total(nowMs: number): number {
+    this.advance(nowMs);
+    return this.sum;
+  }
+
+  add(nowMs: number, bytes: number): void {
+    this.advance(nowMs);
+    this.slots[this.slot % this.slots.length] += bytes;
+    this.sum += bytes;
+  }
+
+  private advance(nowMs: number): void {
+    const slot = Math.floor(nowMs / SLOT_MS);
+    if (slot <= this.slot) return;
+    const n = this.slots.length;
+    if (this.slot < 0 || slot - this.slot >= n) {
+      this.slots.fill(0);
+      this.sum = 0;
+    } else {
+      for (let s = this.slot + 1; s <= slot; s++) {
+        this.sum -= this.slots[s % n];
+        this.slots[s % n] = 0;
+      }
+    }
+    this.slot = slot;
+  }
+}
+
+/** The per-socket state of the guard. */
+interface Guarded {
+  readonly ws: WebSocket;
+  readonly sessionId: string | null;
+  readonly traffic: TrafficWindow;
+  /** Payload of the latest ping not answered yet, or null. */
+  ping: Buffer | null;
+  /** Heartbeat intervals in a row without an answer (or with a backlog that never drained). */
+  missed: number;
+  /** The socket had nothing unsent at some moment since the last heartbeat. */
+  drained: boolean;
+}
+
+const OPEN = 1;
+const CLOSING = 2;
+
+/** The copy of the frame sent last in this synchronous turn (the same view goes to every client of a broadcast). */
+let lastFrame: object | null = null;
+let lastCopy: Buffer | null = null;
+function forgetLastFrame(): void {
+  lastFrame = null;
+  lastCopy = null;
+}
+
+/** A copy of `data` that nothing else references (one copy per frame and synchronous turn). */
+function ownedCopy(data: ArrayBufferView | ArrayBuffer): Buffer {
+  if (data === lastFrame && lastCopy !== null) return lastCopy;
+  const copy = ArrayBuffer.isView(data) ? Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) : Buffer.from(new Uint8Array(data));
+  if (lastFrame === null) queueMicrotask(forgetLastFrame);
+  lastFrame = data;
+  lastCopy = copy;
+  return copy;
+}
+
+function kib(bytes: number): string {
+  return (bytes / 1024).toFixed(0);
+}
+
+/** Fails loudly if the ws-transport internals this module relies on are not what it expects. */
+function checkTransportInternals(wss: unknown): void {
+  const server = wss as Partial<WebSocketServer> | undefined;
+  if (!server || typeof server.prependListener !== "function" || !(server.clients instanceof Set)) {
+    throw new Error("@colyseus/ws-transport changed: WebSocketTransport#wss is not a ws WebSocketServer (server/net/transport.ts relies on it)");
+  }
+  const probe = new Uint8Array([1, 2, 3]);
+  let seen: unknown = null;
+  const fakeSocket = { send: (data: unknown) => (seen = data) };
+  new WebSocketClient("probe", fakeSocket as unknown as WebSocketClient["ref"]).raw(probe);
+  if (seen !== probe) {
+    throw new Error("@colyseus/ws-transport changed: WebSocketClient#raw no longer sends through the socket's send() (server/net/transport.ts relies on it)");
+  }
+}
+
+/** A WebSocketTransport class (Colyseus' own, or one derived from it whose first argument is its options). */
+// biome-ignore lint/suspicious/noExplicitAny: a mixin's base constructor must take `...args: any[]` (TypeScript's rule)
+type TransportClass = new (...args: any[]) => WebSocketTransport;
+
+/**
+ * Adds the three guarantees above to a WebSocketTransport class: `new (withConnectionGuard(Base))(options,
+ * ...rest)`. The options are Base's plus GuardedTransportOptions; pingInterval (default 3000 ms) and
+ * pingMaxRetries (default 2) drive our heartbeat, and Base gets pingInterval 0 (its own heartbeat off).
+ */
+export function withConnectionGuard<Base extends TransportClass>(base: Base) {
+  return class GuardedTransport extends base {
+    private readonly heartbeatMs: number;
+    private readonly maxMissed: number;
+    private readonly backlogSeconds: number;
+    private readonly backlogFloor: number;
+    private heartbeat: NodeJS.Timeout | null = null;
+    private readonly guarded = new WeakMap<WebSocket, Guarded>();
+
+    // biome-ignore lint/suspicious/noExplicitAny: see TransportClass
+    constructor(...args: any[]) {
+      const [options = {}, ...rest] = args as [GuardedTransportOptions | undefined, ...unknown[]];
+      const { backlogSeconds, backlogFloorBytes, pingInterval, pingMaxRetries, ...transportOptions } = options;
+      super({ ...transportOptions, pingInterval: 0 }, ...rest);
+      checkTransportInternals(this.wss);
+      this.heartbeatMs = pingInterval ?? 3000;
+      this.maxMissed = pingMaxRetries ?? 2;
+      this.backlogSeconds = backlogSeconds ?? BACKLOG_SECONDS;
+      this.backlogFloor = backlogFloorBytes ?? BACKLOG_FLOOR_BYTES;
+      // Before ws-transport's own listener: the guard is in place before Colyseus sends anything.
+      this.wss.prependListener("connection", (ws: WebSocket, req: IncomingMessage) => this.guard(ws, req));
+      if (this.server) this.server.on("listening", () => this.startHeartbeat());
+    }
+
+    override attachToServer(server: HttpServer, options?: Parameters<WebSocketTransport["attachToServer"]>[1]): this {
+      super.attachToServer(server, options);
+      this.startHeartbeat();
+      server.on("close", () => this.stopHeartbeat());
+      return this;
+    }
+
+    override shutdown(): void {
+      this.stopHeartbeat();
+      super.shutdown();
+    }
+
+    private startHeartbeat(): void {
+      if (this.heartbeat || this.heartbeatMs <= 0 || this.maxMissed <= 0) return;
+      this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
+      this.heartbeat.unref();
+    }
+
+    private stopHeartbeat(): void {
+      if (this.heartbeat) clearInterval(this.heartbeat);
+      this.heartbeat = null;
+    }
+
+    /** Backlog allowed for this socket right now, bytes. */
+    private limitOf(g: Guarded, nowMs: number): number {
+      return Math.max(this.backlogFloor, g.traffic.total(nowMs));
+    }
+
+    private guard(ws: WebSocket, req: IncomingMessage): void {
+      let sessionId: string | null = null;
+      try {
+        sessionId = new URL(req.url ?? "/", "ws://server").searchParams.get("sessionId");
+      } catch {
+        // A URL Colyseus cannot parse either; it refuses the connection itself.
+      }
+      const g: Guarded = { ws, sessionId, traffic: new TrafficWindow(this.backlogSeconds), ping: null, missed: 0, drained: true };
+      this.guarded.set(ws, g);
+      ws.on("pong", (data: Buffer) => {
+        if (g.ping !== null && data.equals(g.ping)) g.ping = null;
+      });
+      const send = ws.send;
+      const guardedSend = (data: unknown, ...rest: unknown[]): void => {
+        if (ws.readyState !== OPEN) {
+          // ws would only add the size to bufferedAmount (nothing is queued) and report the error.
+          const cb = rest[rest.length - 1];
+          if (typeof cb === "function") process.nextTick(cb, new Error("WebSocket is not open"));
+          return;
+        }
+        const binary = ArrayBuffer.isView(data) || data instanceof ArrayBuffer;
+        const bytes = binary ? data.byteLength : typeof data === "string" ? Buffer.byteLength(data) : 0;
+        const now = performance.now();
+        g.traffic.add(now, bytes);
+        const backlog = ws.bufferedAmount;
+        if (backlog === 0) g.drained = true;
+        if (backlog + bytes > this.limitOf(g, now)) {
+          this.closeForBacklog(g, backlog, `limit ${kib(this.limitOf(g, now))} KiB`);
+          guardedSend(data, ...rest);
+          return;
+        }
+        // ws copies strings itself; binary frames may be views of a buffer their owner reuses.
+        const frame = binary ? ownedCopy(data) : data;
+        if (transportTestHooks.onFrame && ArrayBuffer.isView(frame)) transportTestHooks.onFrame(sessionId, frame as Uint8Array);
+        (send as (...args: unknown[]) => void).call(ws, frame, ...rest);
+      };
+      ws.send = guardedSend as WebSocket["send"];
+    }
+
+    /** Closes with CLOSE_BACKLOG; `why` ends the reason (the limit, or the pings it did not answer). */
+    private closeForBacklog(g: Guarded, backlog: number, why: string): void {
+      connectionCounters.backlogCloses++;
+      const reason = `${BACKLOG_REASON} (${kib(backlog)} KiB unsent, ${why})`;
+      logger.warn(`client ${g.sessionId ?? "?"} closed (${CLOSE_BACKLOG}): ${reason}`);
+      // ws' own close, not a per-socket wrapper: server/shutdown.ts terminates a socket 1 s after any
+      // close, but a client closed for being ~2 s behind cannot have read the reason by then. It gets
+      // the heartbeat's allowance instead (terminated after pingMaxRetries intervals without draining).
+      (Object.getPrototypeOf(g.ws) as WebSocket).close.call(g.ws, CLOSE_BACKLOG, reason);
+    }
+
+    /**
+     * One heartbeat: count the unresponsive, drop the ones that stayed so, ping the open ones. A socket
+     * still open with unsent data is closed for its backlog (the client is there but not reading: it
+     * gets the reason once it reads); one with nothing unsent is terminated (a dead peer).
+     */
+    private beat(): void {
+      const now = performance.now();
+      for (const ws of this.wss.clients as Set<WebSocket>) {
+        const g = this.guarded.get(ws);
+        if (!g) continue;
+        const open = ws.readyState === OPEN;
+        if (!open && ws.readyState !== CLOSING) continue;
+        const backlog = ws.bufferedAmount;
+        const stalled = !g.drained && backlog > 0;
+        const silent = open && g.ping !== null;
+        g.missed = stalled || silent ? g.missed + 1 : 0;
+        g.drained = backlog === 0;
+        if (open && backlog > this.limitOf(g, now)) {
+          this.closeForBacklog(g, backlog, `limit ${kib(this.limitOf(g, now))} KiB`);
+        } else if (g.missed >= this.maxMissed) {
+          if (open && backlog > 0) {
+            this.closeForBacklog(g, backlog, `no pong for ${g.missed} pings`);
+          } else {
+            logger.info(`client ${g.sessionId ?? "?"} terminated: ${stalled ? `${kib(backlog)} KiB unsent` : "no pong"} for ${g.missed} heartbeats`);
+            ws.terminate();
+          }
+        } else if (open) {
+          g.ping = randomBytes(8);
+          ws.ping(g.ping);
+        }
+      }
+    }
+  };
+}
