@@ -33,12 +33,23 @@ export interface StartOptions {
 
 const ROOT = resolve(import.meta.dirname, "..");
 
+/**
+ * Every bot joins from this machine's one address, which the per-address admission limits exist to stop;
+ * the load test measures rooms and ticks, so it lifts them for the server it starts (a server under real
+ * players keeps the defaults: each player has an address of their own).
+ */
+const LOAD_TEST_ADMISSION = {
+  SEAT_RESERVATIONS_PER_MINUTE: "1000000",
+  PENDING_SEATS_PER_ADDRESS: "1000000",
+  ROOM_CREATIONS_PER_MINUTE: "1000000",
+};
+
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const adminToken = randomBytes(18).toString("base64url");
   const replayDir = mkdtempSync(join(tmpdir(), "loadtest-replays-"));
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, "server/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, REPLAY_DIR: replayDir, LOG_LEVEL: "info", REDIS_URL: "" },
+    env: { ...process.env, ...LOAD_TEST_ADMISSION, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, REPLAY_DIR: replayDir, LOG_LEVEL: "info", REDIS_URL: "" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

@@ -3,19 +3,24 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
-import { createAuthContext, matchMaker, Server } from "@colyseus/core";
+import { matchMaker, Server } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
-import { WebSocketTransport } from "@colyseus/ws-transport";
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { MAX_CLIENT_FRAME_BYTES, ROOM_NAME } from "../shared/net/index.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { presenceAndDriver, startProcessSweep } from "./cluster.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
-import { startEventLoopMonitor, stopEventLoopMonitor } from "./metrics.ts";
+import { setExtraMetrics, startEventLoopMonitor, stopEventLoopMonitor } from "./metrics.ts";
 import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
 import { ReplayStore } from "./replay/store.ts";
-import { PhysicsRoom, roomConfig, TRUST_OPTION } from "./rooms/physics-room.ts";
+import { withConnectionGuard } from "./net/transport.ts";
+import { DeadlineTransport } from "./shutdown.ts";
+import { Admission } from "./admission.ts";
+import { type ScenarioProbe, sharedScenarioProbe } from "./cpu/probe.ts";
+import { warmEngine } from "./cpu/warm-up.ts";
+import { matchmakingRoutes } from "./matchmaking.ts";
+import { PhysicsRoom, roomConfig } from "./rooms/physics-room.ts";
 
 export interface AppOptions {
   adminToken: string;
@@ -37,6 +42,11 @@ export interface AppOptions {
   handleSignals?: boolean;
   /** The built browser client served at `/` (vite build output). Default client/dist; without an index.html there, `/` is a placeholder page. */
   clientDir?: string;
+  /**
+   * TRUST_PROXY: whose X-Forwarded-For to believe for the client address that admission limits are
+   * keyed on (Fastify's trustProxy: an address/CIDR list, or a hop count). Default: nobody's.
+   */
+  trustProxy?: string | number;
 }
 
 export interface PhysicsServer {
@@ -50,6 +60,28 @@ export interface PhysicsServer {
 
 const noop = () => {};
 const SILENT = { debug: noop, error: noop, info: noop, trace: noop, warn: noop };
+const SILENT_LOG = { info: noop };
+
+/** TRUST_PROXY for Fastify: a hop count trusts that many proxies in front of us; a string is an address/CIDR list. */
+function trustProxyOption(value: string | number | undefined): string | boolean | ((address: string, hop: number) => boolean) {
+  if (value === undefined) return false;
+  if (typeof value === "number") return (_address: string, hop: number) => hop < value;
+  return value;
+}
+
+/** Admission refusals and the scenario probe in /metrics. */
+function admissionSeries(admission: Admission, probe: ScenarioProbe): string[] {
+  const out = ["# HELP physics_admission_refused_total Matchmaking requests refused, by reason.", "# TYPE physics_admission_refused_total counter"];
+  for (const [reason, n] of admission.refusedTotal) out.push(`physics_admission_refused_total{reason="${reason}"} ${n}`);
+  const rooms = admission.rooms;
+  out.push("# HELP physics_rooms_by_creator Rooms hosted, by who created them.", "# TYPE physics_rooms_by_creator gauge");
+  out.push(`physics_rooms_by_creator{creator="player"} ${rooms.player}`, `physics_rooms_by_creator{creator="admin"} ${rooms.admin}`);
+  out.push("# HELP physics_probe_refused_total Player scenarios the sandbox probe refused (too slow, timed out or broken).", "# TYPE physics_probe_refused_total counter");
+  out.push(`physics_probe_refused_total ${probe.refused}`);
+  out.push("# HELP physics_probe_timeouts_total Sandbox probes stopped at their time limit.", "# TYPE physics_probe_timeouts_total counter");
+  out.push(`physics_probe_timeouts_total ${probe.timedOut}`);
+  return out;
+}
 
 /** Fastify's validation errors answer 400 with the failing field in the message ("body/gravity must …"). */
 function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -79,10 +111,21 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   roomConfig.limits = limits;
   const replayStore = new ReplayStore(roomConfig.replayDir, limits.replayDirMaxBytes);
   roomConfig.replayStore = replayStore;
+  const admission = new Admission(limits, options.logger ? options.logger : SILENT_LOG);
+  roomConfig.admission = admission;
+  // One sandbox per process (its worker is unref'd and outlives any one server in tests).
+  const probe = sharedScenarioProbe();
+  roomConfig.probe = probe;
+  probe.warm();
+  setExtraMetrics(() => admissionSeries(admission, probe));
 
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
+    // Two info lines per request would let any anonymous client grow the log as fast as it can send;
+    // access logs belong to the reverse proxy. Errors and refusals (rate-limited) are still logged.
+    disableRequestLogging: true,
+    trustProxy: trustProxyOption(options.trustProxy),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   app.setErrorHandler(errorHandler);
@@ -104,7 +147,10 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (stack.md §6, server/cluster.ts).
   const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix);
   // Client frames over MAX_CLIENT_FRAME_BYTES close the connection (1009) before anything decodes them.
-  const transport = new WebSocketTransport({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
+  // Every close handshake has a deadline (1 s, then terminate); its shutdown closes every socket (server/shutdown.ts).
+  // Frames are copied before ws can queue them, a client over ~2 s of unsent updates is closed (4030), and
+  // only a pong answering our ping keeps a client alive (server/net/transport.ts).
+  const transport = new (withConnectionGuard(DeadlineTransport))({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   const gameServer = new Server({
     transport,
     presence,
@@ -117,50 +163,25 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   });
   gameServer.define(ROOM_NAME, PhysicsRoom);
   let stopSweep: (() => void) | null = null;
+  // Load shedding: once a second, the most expensive player room is slowed (then closed) while the rooms
+  // together use more than their share of the event loop.
+  const shedder = setInterval(() => PhysicsRoom.shedLoad(limits), 1000);
+  shedder.unref();
   gameServer.onShutdown(async () => {
+    clearInterval(shedder);
     stopSweep?.();
     await replayStore.stop().catch(() => {});
     await app.close();
   });
 
-  // Matchmaking over Fastify (what Colyseus' own router would serve): POST /matchmake/:method/:roomName.
-  const cors = (req: FastifyRequest) => ({
-    ...matchMaker.controller.DEFAULT_CORS_HEADERS,
-    ...matchMaker.controller.getCorsHeaders(new Headers(req.headers as Record<string, string>)),
-  });
-  app.options("/matchmake/*", async (req, reply) => reply.headers(cors(req)).code(204).send());
-  app.post<{ Params: { method: string; roomName: string } }>(
-    "/matchmake/:method/:roomName",
-    { schema: { params: { type: "object", properties: { method: { type: "string", maxLength: 32 }, roomName: { type: "string", maxLength: 64 } } } } },
-    async (req, reply) => {
-      reply.headers(cors(req));
-      // Joins stop the moment a shutdown starts (and before the matchmaker is ready).
-      if (matchMaker.state !== matchMaker.MatchMakerState.READY) {
-        return reply.code(503).send({ code: 503, error: "server is not accepting joins (starting or shutting down)" });
-      }
-      const raw = req.body ?? {};
-      if (typeof raw !== "object" || Array.isArray(raw)) return reply.code(400).send({ code: 400, error: "body must be a JSON object of join options" });
-      // Player-created rooms get the player caps: the admin marker never comes from a client.
-      const { [TRUST_OPTION]: _ignored, ...body } = raw as Record<string, unknown>;
-      try {
-        return await matchMaker.controller.invokeMethod(
-          req.params.method,
-          req.params.roomName,
-          body as matchMaker.ClientOptions,
-          createAuthContext({ headers: req.headers as Record<string, string>, req: req.raw } as Parameters<typeof createAuthContext>[0]),
-        );
-      } catch (e) {
-        const err = e as { code?: number; message?: string };
-        return reply.code(400).send({ code: err.code, error: err.message });
-      }
-    },
-  );
+  await app.register(matchmakingRoutes, { admission, bodyLimit: 2 * roomConfig.playerCaps.maxScenarioJsonBytes });
 
   let closed = false;
   return {
     app,
     gameServer,
     async listen(port: number, host: string): Promise<number> {
+      warmEngine();
       await app.ready();
       transport.attachToServer(app.server);
       await app.listen({ port, host });
@@ -174,6 +195,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      clearInterval(shedder);
       stopEventLoopMonitor();
       await gameServer.gracefullyShutdown(false);
       await app.close();

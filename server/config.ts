@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
+import type { AdmissionLimits } from "./admission.ts";
 import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
 
 /**
  * Limits and timeouts of one process, each from an environment variable with a safe default. Tests pass
  * their own (short timeouts, high rate limits for fuzzing) through `AppOptions.limits`.
  */
-export interface ServerLimits {
+export interface ServerLimits extends AdmissionLimits {
   /** RECONNECT_SECONDS: how long a dropped client's seat and avatar are kept. 0 disables. Default 10. */
   reconnectSeconds: number;
   /** ROOM_IDLE_SECONDS: a player-created room with nobody in it (and no seat pending) is disposed after this long. Default 30. */
@@ -30,6 +31,18 @@ export interface ServerLimits {
   processCheckIntervalMs: number;
   /** SHUTDOWN_TIMEOUT_MS: SIGTERM/SIGINT exit 1 if the graceful shutdown has not finished by then. Default 4500. */
   shutdownTimeoutMs: number;
+  /**
+   * PLAYER_ROOM_CPU_MS: CPU one player-created room may use, milliseconds per second (its ticks' time).
+   * Its body cap is derived from it, its scenario's first ticks must fit it (the sandbox probe), and a room
+   * over it for 2 s runs at half speed, then is closed. Default 150 (15% of a core).
+   */
+  playerRoomCpuMs: number;
+  /**
+   * PLAYER_ROOMS_CPU_MS: CPU all rooms together may use, ms per second, before player rooms are refused
+   * (admin rooms are still created). Default 600, leaving the rest of the event loop for patches,
+   * messages and the admin API.
+   */
+  playerRoomsCpuMs: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
@@ -43,6 +56,14 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   replayFileMaxBytes: 256 * 1024 * 1024,
   processCheckIntervalMs: 5000,
   shutdownTimeoutMs: 4500,
+  playerRoomCpuMs: 150,
+  playerRoomsCpuMs: 600,
+  roomCreationsPerMinute: 10,
+  seatReservationsPerMinute: 60,
+  pendingSeatsPerAddress: 4,
+  seatReservationSeconds: 8,
+  adminRoomReserve: 50,
+  refusalLogSeconds: 60,
 });
 
 const LIMIT_ENV: Record<keyof ServerLimits, [env: string, min: number, max: number]> = {
@@ -56,6 +77,14 @@ const LIMIT_ENV: Record<keyof ServerLimits, [env: string, min: number, max: numb
   replayFileMaxBytes: ["REPLAY_FILE_MAX_BYTES", 1024, Number.MAX_SAFE_INTEGER],
   processCheckIntervalMs: ["PROCESS_CHECK_INTERVAL_MS", 100, 3600_000],
   shutdownTimeoutMs: ["SHUTDOWN_TIMEOUT_MS", 100, 600_000],
+  playerRoomCpuMs: ["PLAYER_ROOM_CPU_MS", 1, 1000],
+  playerRoomsCpuMs: ["PLAYER_ROOMS_CPU_MS", 1, 100_000],
+  roomCreationsPerMinute: ["ROOM_CREATIONS_PER_MINUTE", 1, 1e6],
+  seatReservationsPerMinute: ["SEAT_RESERVATIONS_PER_MINUTE", 1, 1e6],
+  pendingSeatsPerAddress: ["PENDING_SEATS_PER_ADDRESS", 1, 1e6],
+  seatReservationSeconds: ["SEAT_RESERVATION_SECONDS", 1, 600],
+  adminRoomReserve: ["ADMIN_ROOM_RESERVE", 0, 1e6],
+  refusalLogSeconds: ["REFUSAL_LOG_SECONDS", 0, 86400],
 };
 
 /** Process configuration from the environment. Everything has a safe local default. */
@@ -77,6 +106,8 @@ export interface ServerConfig {
   publicAddress: string | undefined;
   /** LOG_LEVEL, default info. */
   logLevel: string;
+  /** TRUST_PROXY: a hop count or a comma-separated address/CIDR list of proxies whose X-Forwarded-For is believed. */
+  trustProxy: string | number | undefined;
   limits: ServerLimits;
 }
 
@@ -118,6 +149,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? "",
     publicAddress,
     logLevel: env.LOG_LEVEL || "info",
+    trustProxy: readTrustProxy(env.TRUST_PROXY),
     limits: readLimits(env),
   };
+}
+
+/** TRUST_PROXY: unset (nobody), a hop count ("1"), or addresses/CIDRs ("127.0.0.1,10.0.0.0/8"). */
+function readTrustProxy(raw: string | undefined): string | number | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (!/^[0-9a-fA-F:.,/ ]+$/.test(value)) throw new Error(`TRUST_PROXY must be a hop count or a comma-separated address/CIDR list, got "${value.slice(0, 40)}"`);
+  return value;
 }

@@ -119,6 +119,11 @@ export class RoomMetrics {
   removedBodies = 0;
   /** Tick schedule: tick-loop time, catch-up and skipped ticks (the room sets loop.stepMs). */
   readonly loop = new TickLoop();
+  /** CPU the room's ticks used in the last whole second, ms, against its budget (server/cpu/room-budget.ts). */
+  cpuMsPerSecond = 0;
+  cpuBudgetMs = 0;
+  /** Seconds the room spent over its CPU budget. */
+  cpuOverrunSeconds = 0;
 
   constructor(roomId: string) {
     this.roomId = roomId;
@@ -143,7 +148,26 @@ export class RoomMetrics {
   }
 }
 
+/** Process-wide connection counters (server/net/transport.ts). */
+export const connectionCounters = {
+  /** Clients closed because their unsent backlog exceeded ~2 s of their traffic (close code 4030). */
+  backlogCloses: 0,
+};
+
 const rooms = new Map<string, RoomMetrics>();
+/** Player rooms slowed, closed and recovered for their CPU budget, since the process started. */
+const budgetActions = { slow: 0, close: 0, recover: 0 };
+/** Extra process-level series (admission refusals, the scenario probe), set by the app. */
+let extraSeries: (() => string[]) | null = null;
+
+export function countBudgetAction(action: "none" | "slow" | "close" | "recover"): void {
+  if (action !== "none") budgetActions[action]++;
+}
+
+export function setExtraMetrics(source: (() => string[]) | null): void {
+  extraSeries = source;
+}
+
 let loopDelay: ReturnType<typeof monitorEventLoopDelay> | null = null;
 
 export function registerRoomMetrics(m: RoomMetrics): void {
@@ -211,6 +235,11 @@ export function renderMetrics(): string {
   for (const m of all) out.push(`physics_patches_total{room="${label(m.roomId)}"} ${m.patches}`);
   out.push("# HELP physics_rejected_inputs_total Client inputs rejected (invalid or over a limit).", "# TYPE physics_rejected_inputs_total counter");
   for (const m of all) out.push(`physics_rejected_inputs_total{room="${label(m.roomId)}"} ${m.rejectedInputs}`);
+  out.push(
+    "# HELP physics_backlog_closes_total Clients closed because their unsent backlog exceeded about 2 s of their traffic (close code 4030).",
+    "# TYPE physics_backlog_closes_total counter",
+    `physics_backlog_closes_total ${connectionCounters.backlogCloses}`,
+  );
   out.push("# HELP physics_removed_bodies_total Bodies the engine removed (left world.bounds or became non-finite).", "# TYPE physics_removed_bodies_total counter");
   for (const m of all) out.push(`physics_removed_bodies_total{room="${label(m.roomId)}"} ${m.removedBodies}`);
   out.push(
@@ -237,6 +266,15 @@ export function renderMetrics(): string {
   for (const m of all) out.push(`physics_patch_sync_ms_total{room="${label(m.roomId)}"} ${m.syncMs}`);
   out.push("# HELP physics_patch_encode_ms_total Time encoding and sending patches, milliseconds.", "# TYPE physics_patch_encode_ms_total counter");
   for (const m of all) out.push(`physics_patch_encode_ms_total{room="${label(m.roomId)}"} ${m.patchMs}`);
+  out.push("# HELP physics_room_cpu_ms_per_second CPU the room's ticks used in the last second, milliseconds per second.", "# TYPE physics_room_cpu_ms_per_second gauge");
+  for (const m of all) out.push(`physics_room_cpu_ms_per_second{room="${label(m.roomId)}"} ${m.cpuMsPerSecond}`);
+  out.push("# HELP physics_room_cpu_budget_ms_per_second The room's CPU budget, milliseconds per second.", "# TYPE physics_room_cpu_budget_ms_per_second gauge");
+  for (const m of all) out.push(`physics_room_cpu_budget_ms_per_second{room="${label(m.roomId)}"} ${m.cpuBudgetMs}`);
+  out.push("# HELP physics_room_cpu_overrun_seconds_total Seconds the room spent over its CPU budget.", "# TYPE physics_room_cpu_overrun_seconds_total counter");
+  for (const m of all) out.push(`physics_room_cpu_overrun_seconds_total{room="${label(m.roomId)}"} ${m.cpuOverrunSeconds}`);
+  out.push("# HELP physics_rooms_over_budget_total Player rooms slowed, closed or recovered for their CPU budget.", "# TYPE physics_rooms_over_budget_total counter");
+  for (const [action, n] of Object.entries(budgetActions)) out.push(`physics_rooms_over_budget_total{action="${action}"} ${n}`);
+  if (extraSeries) out.push(...extraSeries());
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
   const elu = performance.eventLoopUtilization();

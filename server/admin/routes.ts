@@ -162,8 +162,10 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
     { schema: { params: S.roomParams, body: S.settingsBody, response: { 200: S.queuedChange } } },
     async (req, reply) => {
       if (!(await findRoom(req.params.id))) return notFound(reply, req.params.id);
-      const r = await callRoom(req.params.id, "adminUpdateSettings", [req.body]);
-      return r.ok ? r.value : unavailable(reply, r.message);
+      const r = await callRoom<{ error: string } | object>(req.params.id, "adminUpdateSettings", [req.body]);
+      if (!r.ok) return unavailable(reply, r.message);
+      if ("error" in r.value) return badRequest(reply, r.value.error);
+      return r.value;
     },
   );
 

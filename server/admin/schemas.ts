@@ -3,6 +3,8 @@
  * unknown properties and not to coerce types, so a typo in a knob name is a 400 naming it.
  */
 
+import { PHYSICAL_LIMITS } from "../../shared/scenarios/index.ts";
+
 export const okResponse = {
   type: "object",
   properties: { status: { type: "string" } },
@@ -64,20 +66,23 @@ export const loadScenarioBody = {
 
 const coefficient = (max: number) => ({ anyOf: [{ type: "number", minimum: 0, maximum: max }, { type: "null" }] });
 
-/** The live knobs (RoomSettingsPatch in shared/sim/inputs.ts). */
+/**
+ * The live knobs (RoomSettingsPatch in shared/sim/inputs.ts), bounded by the scenario format's physical
+ * ranges (PHYSICAL_LIMITS in shared/scenarios/validate.ts) so a patch cannot set what a scenario may not.
+ */
 export const settingsBody = {
   type: "object",
   properties: {
-    velocityIterations: { type: "integer", minimum: 1, maximum: 64 },
+    velocityIterations: { type: "integer", minimum: 1, maximum: PHYSICAL_LIMITS.maxIterations },
     gravity: {
       type: "array",
-      items: { type: "number", minimum: -100, maximum: 100 },
+      items: { type: "number", minimum: -PHYSICAL_LIMITS.maxGravity, maximum: PHYSICAL_LIMITS.maxGravity },
       minItems: 3,
       maxItems: 3,
     },
-    friction: coefficient(2),
+    friction: coefficient(PHYSICAL_LIMITS.maxFriction),
     restitution: coefficient(1),
-    slop: { type: "number", minimum: 0, maximum: 0.1 },
+    slop: { type: "number", minimum: 0, maximum: PHYSICAL_LIMITS.maxSlop },
     percent: { type: "number", minimum: 0, maximum: 1 },
     method: { type: "string", enum: ["soft", "projection"] },
     ccd: { type: "boolean" },
@@ -126,6 +131,16 @@ export const roomInfo = {
     removedBodies: { type: "integer" },
     recording: { type: "boolean" },
     kineticEnergy: { type: "number" },
+    cpu: {
+      type: "object",
+      properties: {
+        msPerSecond: { type: "number" },
+        budgetMsPerSecond: { type: "number" },
+        state: { type: "string", enum: ["normal", "slowed", "closed"] },
+        enforced: { type: "boolean" },
+        overrunSeconds: { type: "integer" },
+      },
+    },
     /** GET /rooms: age of a remote room's summary (0 for rooms of the answering process), ms. */
     infoAgeMs: { type: "number" },
   },

@@ -1,6 +1,9 @@
-import { type Client, CloseCode, logger, matchMaker, Room } from "@colyseus/core";
+import { type Client, ClientState, CloseCode, logger, matchMaker, Room, ServerError } from "@colyseus/core";
 import {
+  CLOSE_CPU_BUDGET,
   CLOSE_RATE_LIMITED,
+  CLOSE_REPLACED,
+  CLOSE_REPLACED_REASON,
   type ClientMessageType,
   LIMITS,
   MSG_IMPULSE,
@@ -15,24 +18,23 @@ import {
 } from "../../shared/net/index.ts";
 import type { RemovedBody } from "../../shared/engine/index.ts";
 import { pointNearBody, type RoomSettings, type RoomSettingsPatch, RoomSim } from "../../shared/sim/index.ts";
+import { resolveSettings } from "../../shared/engine/index.ts";
+import type { Admission } from "../admission.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "../config.ts";
-import { RoomMetrics, registerRoomMetrics, unregisterRoomMetrics } from "../metrics.ts";
+import type { ScenarioProbe } from "../cpu/probe.ts";
+import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
+import { countBudgetAction, RoomMetrics, registerRoomMetrics, unregisterRoomMetrics } from "../metrics.ts";
 import { DEFAULT_REPLAY_DIR, ReplayRecorder } from "../replay/recorder.ts";
 import type { ReplayStore } from "../replay/store.ts";
-import { resolveScenario, type ScenarioCaps } from "../scenario-input.ts";
+import { resolveScenario } from "../scenario-input.ts";
+import { minRestitutionThreshold } from "../../shared/scenarios/index.ts";
+import { releaseUnclaimedSeats } from "../shutdown.ts";
 import { StateSync } from "../state-sync.ts";
 import { InputLimiter } from "./input-limiter.ts";
+import { createHash } from "node:crypto";
+import { ADMIN_ROOM_CAPS, PLAYER_ROOM_CAPS, type RoomCaps, scenarioCaps } from "./room-caps.ts";
 
-/** Ceilings for the per-room limits a creator may ask for (the scenario's body count included). */
-export interface RoomCaps {
-  maxClients: number;
-  maxBodies: number;
-  maxSpawnsPerSecond: number;
-  /** Highest scenario tick rate, steps per second. */
-  maxTickRate: number;
-  /** Largest scenario JSON, bytes. */
-  maxScenarioJsonBytes: number;
-}
+export type { RoomCaps } from "./room-caps.ts";
 
 /** Close codes after which a dropped client gets no reconnection window (kicked, shut down, broken frames). */
 const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([CloseCode.WITH_ERROR, CloseCode.SERVER_SHUTDOWN, CLOSE_RATE_LIMITED, 1002, 1007, 1009]);
@@ -40,6 +42,10 @@ const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([CloseCode.WITH_ERROR, C
 const ALWAYS_HANDLED = new Set([10, 12]);
 /** How often the room refreshes its summary in the matchmaking listing (what GET /rooms shows for remote rooms), ms. */
 const LISTING_REFRESH_MS = 2000;
+/** A new player room counts its whole CPU budget against the process share for this long, ms. */
+const PROBATION_MS = 10_000;
+/** Rooms are shed once all of them together use more than this many times the player-room share. */
+const SHED_ABOVE_SHARE = 1.25;
 /** Removed-body log lines per room per second at most (the rest are counted). */
 const REMOVAL_LOGS_PER_SECOND = 5;
 
@@ -62,22 +68,24 @@ export interface RoomConfig {
   limits: ServerLimits;
   /** The process's replay directory (rotation, cross-process downloads); null in bare tests. */
   replayStore: ReplayStore | null;
+  /** Per-address room and seat admission; null in bare tests. */
+  admission: Admission | null;
+  /** Sandbox that tries a player scenario's first ticks before the room starts; null in bare tests. */
+  probe: ScenarioProbe | null;
 }
 
 export const roomConfig: RoomConfig = {
   replayDir: DEFAULT_REPLAY_DIR,
-  adminCaps: { maxClients: 64, maxBodies: 20000, maxSpawnsPerSecond: 20, maxTickRate: 1000, maxScenarioJsonBytes: 3.5 * 1024 * 1024 },
-  playerCaps: { maxClients: 16, maxBodies: 3000, maxSpawnsPerSecond: 4, maxTickRate: 120, maxScenarioJsonBytes: 1024 * 1024 },
+  adminCaps: { ...ADMIN_ROOM_CAPS },
+  playerCaps: { ...PLAYER_ROOM_CAPS },
   trustKey: "",
   defaults: { maxClients: 16, maxBodies: 3000, maxSpawnsPerSecond: 4, patchRateMs: 50, scenario: "arena" },
   keyframeInterval: 600,
   limits: { ...DEFAULT_LIMITS },
   replayStore: null,
+  admission: null,
+  probe: null,
 };
-
-function scenarioCaps(caps: RoomCaps): ScenarioCaps {
-  return { maxBodies: caps.maxBodies, maxTickRate: caps.maxTickRate, maxJsonBytes: caps.maxScenarioJsonBytes };
-}
 
 /** Options a room is created with (join options of the creating client, or POST /rooms). */
 export interface PhysicsRoomOptions {
@@ -94,6 +102,42 @@ export interface PhysicsRoomOptions {
 
 /** Option key the admin API uses to mark its room creations. */
 export const TRUST_OPTION = "trust";
+/**
+ * Option key the matchmaking route sets to the requesting client's address (never taken from a client):
+ * `{ address, charged }`, where `charged` says the route already took this creation from the address's
+ * allowance.
+ */
+export const CREATOR_OPTION = "creator";
+
+export interface CreatorInfo {
+  address: string;
+  charged: boolean;
+}
+
+/**
+ * A room creation refused for a reason the client should read (invalid scenario, rate, CPU budget). A
+ * ServerError, so Colyseus does not print it as a crash; `status` is the HTTP status of the refusal.
+ */
+export class RoomRefusal extends ServerError {
+  readonly status: 400 | 429 | 503;
+  readonly retryAfterSeconds: number;
+  constructor(status: 400 | 429 | 503, message: string, retryAfterSeconds = 0) {
+    super(status, message);
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Lets the event loop run whatever is waiting (other rooms' ticks, requests) before going on. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The cache key of a scenario for the probe: a built-in's name, or a digest of the JSON. */
+function scenarioKey(input: unknown): string {
+  if (typeof input === "string") return `builtin:${input}`;
+  return `json:${createHash("sha256").update(JSON.stringify(input)).digest("base64url")}`;
+}
 
 function bounded(value: unknown, fallback: number, min: number, max: number): number {
   return typeof value === "number" && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
@@ -128,26 +172,129 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   private limiters = new Map<string, InputLimiter>();
   /** Sessions dropped and waiting for their reconnection. */
   private awaitingReconnection = new Set<string>();
+  /** Sessions whose live socket is being replaced by a newer connection (checkReconnectionToken → onDrop). */
+  private replacing = new Set<string>();
   /** Wall-clock ms since the room has been empty, or -1. */
   private emptySince = -1;
   private removalLogWindow = 0;
   private removalLogs = 0;
   private removalsUnlogged = 0;
+  /** CPU budget of the room (enforced for player rooms, reported for admin rooms). */
+  private budget!: RoomCpuBudget;
+  /** Why the room is closing, when it closes itself (the replay's end line). */
+  private closeReason: string | null = null;
+  private lastOverrunLog = 0;
+  /** The room counted itself in the admission's room counts (undone in onDispose). */
+  private admitted = false;
+  /** Wall-clock ms the room started ticking. */
+  private startedAt = 0;
 
-  override onCreate(options: PhysicsRoomOptions = {}): void {
+  /** Rooms of this process that are running (for the process CPU share and load shedding). */
+  private static readonly live = new Set<PhysicsRoom>();
+
+  /**
+   * CPU the process's rooms count against PLAYER_ROOMS_CPU_MS, ms per second: what each used in its last
+   * second, but a player room in its first PROBATION_MS counts at least its whole budget, since what a
+   * scenario costs once it has settled (or landed) is not known yet. A burst of creations can therefore
+   * not admit more rooms than the share holds.
+   */
+  static admissionLoadMs(now: number): number {
+    let total = 0;
+    for (const room of PhysicsRoom.live) {
+      const reserved = !room.trusted && now - room.startedAt < PROBATION_MS ? room.budget.msPerSecond : 0;
+      total += Math.max(room.budget.lastSecondMs, reserved);
+    }
+    return total;
+  }
+
+  /**
+   * Load shedding, once a second: when the rooms together used more than the player share allows, the
+   * most expensive player room is slowed at once (without its own 2 s grace), or closed if it already
+   * runs slowed. Admin rooms are never shed.
+   */
+  static shedLoad(limits: ServerLimits): void {
+    let used = 0;
+    let worst: PhysicsRoom | null = null;
+    for (const room of PhysicsRoom.live) {
+      used += room.budget.lastSecondMs;
+      if (!room.trusted && room.budget.state !== "closed" && (worst === null || room.budget.lastSecondMs > worst.budget.lastSecondMs)) worst = room;
+    }
+    if (worst === null || used <= limits.playerRoomsCpuMs * SHED_ABOVE_SHARE) return;
+    const action = worst.budget.shed();
+    if (action !== "none") {
+      logger.warn(`process over its room CPU share (${Math.round(used)} ms/s of ${limits.playerRoomsCpuMs}): shedding room ${worst.roomId}`);
+      worst.onBudgetAction(action);
+    }
+  }
+
+  override async onCreate(options: PhysicsRoomOptions = {}): Promise<void> {
+    // No patches until the simulation exists (the scenario probe below is awaited).
+    this.patchRate = null;
     const d = roomConfig.defaults;
     const trusted = roomConfig.trustKey !== "" && options.trust === roomConfig.trustKey;
     this.trusted = trusted;
     this.caps = trusted ? roomConfig.adminCaps : roomConfig.playerCaps;
     const limits = roomConfig.limits;
+    const creator = (options as Record<string, unknown>)[CREATOR_OPTION] as CreatorInfo | undefined;
+    const address = creator?.address ?? "local";
+    const admission = roomConfig.admission;
+    const refuse = (status: 400 | 429 | 503, reason: string, message: string, retryAfterSeconds = 0): never => {
+      admission?.refuseFor(address, reason, status, message, retryAfterSeconds);
+      throw new RoomRefusal(status, message, retryAfterSeconds);
+    };
     // Counted before this room: Colyseus adds it to stats.local once onCreate returns.
     if (matchMaker.stats.local.roomCount >= limits.maxRooms) {
-      throw new Error(`server full: this process already hosts ${limits.maxRooms} rooms`);
+      throw new RoomRefusal(503, `server full: this process already hosts ${limits.maxRooms} rooms`, 10);
+    }
+    if (admission) {
+      const verdict = trusted ? admission.createAdminRoom(limits.maxRooms) : admission.createPlayerRoom(address, limits.maxRooms, Date.now(), !creator?.charged);
+      if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message, verdict.retryAfterSeconds);
     }
     const resolved = resolveScenario(options.scenario ?? d.scenario, "scenario", scenarioCaps(this.caps));
-    if (!resolved.ok) throw new Error(`invalid scenario: ${resolved.message}`);
+    if (!resolved.ok) return refuse(400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
+    // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
+    // (validation, the world, the first state sync) so that other rooms' ticks and requests run between.
+    await nextTurn();
+    const settings = resolveSettings(resolved.scenario.world);
+    let bodyCap = this.caps.maxBodies;
+    if (!trusted) {
+      // A player room's size follows from its CPU budget: more steps per second and more solver
+      // iterations per step leave room for fewer bodies.
+      const iterations = settings.velocityIterations + settings.relaxIterations;
+      bodyCap = Math.min(bodyCap, bodyCapForBudget(limits.playerRoomCpuMs, settings.tickRate, iterations));
+      const count = resolved.scenario.bodies.length;
+      if (count > bodyCap) {
+        refuse(
+          400,
+          "cpu-budget",
+          `invalid scenario: scenario.bodies: ${count} bodies, but a player room at ${settings.tickRate} Hz with ${iterations} solver iterations per tick holds at most ${bodyCap} within its CPU budget (${limits.playerRoomCpuMs} ms/s)`,
+        );
+      }
+      const load = PhysicsRoom.admissionLoadMs(Date.now());
+      if (load + limits.playerRoomCpuMs > limits.playerRoomsCpuMs) {
+        refuse(
+          503,
+          "process-cpu",
+          `server busy: its rooms use or have reserved ${Math.round(load)} ms of CPU per second, and a new player room reserves ${limits.playerRoomCpuMs} of the ${limits.playerRoomsCpuMs} player rooms may share`,
+          10,
+        );
+      }
+      if (roomConfig.probe) {
+        const verdict = await roomConfig.probe.probe(
+          scenarioKey(options.scenario ?? d.scenario),
+          resolved.scenario,
+          settings.tickRate,
+          limits.playerRoomCpuMs / settings.tickRate,
+          bodyCap,
+        );
+        if (!verdict.ok) {
+          if (verdict.busy) refuse(503, "probe-busy", verdict.reason, 2);
+          refuse(400, "probe", `invalid scenario: scenario: ${verdict.reason}`);
+        }
+      }
+    }
     this.maxClients = bounded(options.maxClients, Math.min(d.maxClients, this.caps.maxClients), 1, this.caps.maxClients);
-    this.maxBodies = bounded(options.maxBodies, Math.min(d.maxBodies, this.caps.maxBodies), 1, this.caps.maxBodies);
+    this.maxBodies = bounded(options.maxBodies, Math.min(d.maxBodies, bodyCap), 1, bodyCap);
     this.maxSpawnsPerSecond = bounded(
       options.maxSpawnsPerSecond,
       Math.min(d.maxSpawnsPerSecond, this.caps.maxSpawnsPerSecond),
@@ -157,6 +304,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.patchRateMs = bounded(options.patchRateMs, d.patchRateMs, 16, 1000);
     // A scenario may hold more bodies than the spawn limit; spawning then simply stays closed.
     this.sim = new RoomSim(resolved.scenario, { maxBodies: this.maxBodies });
+    await nextTurn();
     this.sync = new StateSync(this.state);
     // Filled now, so a client joining before the first patch gets the scenario in its full state.
     this.sync.sync(this.sim);
@@ -181,14 +329,22 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.onMessage(MSG_SPAWN, (client, payload) => this.handleInput(client, MSG_SPAWN, payload));
     this.onMessage(MSG_IMPULSE, (client, payload) => this.handleInput(client, MSG_IMPULSE, payload));
     this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}"`));
+    this.budget = new RoomCpuBudget(trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, this.sim.world.settings.tickRate, !trusted);
+    this.metrics.cpuBudgetMs = this.budget.msPerSecond;
+    this.seatReservationTimeout = limits.seatReservationSeconds;
     this.setFixedTimestep(() => this.tickOnce(), this.sim.world.settings.tickRate);
     this.metrics.loop.stepMs = 1000 / this.sim.world.settings.tickRate;
     this.patchRate = this.patchRateMs;
     this.clock.setInterval(() => void this.recorder?.flush(), 500);
     this.refreshListing();
+    admission?.roomOpened(trusted);
+    this.admitted = admission !== null;
+    this.startedAt = Date.now();
+    PhysicsRoom.live.add(this);
   }
 
   override onJoin(client: Client, _options?: Record<string, unknown>): void {
+    roomConfig.admission?.seatUsed(client.sessionId);
     this.sim.enqueue({ type: "join", session: client.sessionId });
     this.sendWelcome(client);
     this.metrics.clients = this.clients.length;
@@ -208,9 +364,11 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   override onDrop(client: Client, code?: number): void {
+    // Taken over by a newer connection (checkReconnectionToken): the seat waits for it, whatever the code.
+    const replaced = this.replacing.delete(client.sessionId);
     // Keep the seat and the avatar for a network drop; not after a kick, a broken frame or a shutdown.
-    const seconds = roomConfig.limits.reconnectSeconds;
-    if (seconds <= 0 || (code !== undefined && NO_RECONNECT_CODES.has(code))) return;
+    const seconds = replaced ? this.seatReservationTimeout : roomConfig.limits.reconnectSeconds;
+    if (seconds <= 0 || (!replaced && code !== undefined && NO_RECONNECT_CODES.has(code))) return;
     const session = client.sessionId;
     // The avatar stands still while its player is away (an input like any other: recorded, replayable).
     if (this.sim.avatarOf(session)) this.sim.enqueue({ type: "move", session, vx: 0, vz: 0 });
@@ -226,6 +384,57 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.metrics.clients = this.clients.length;
   }
 
+  /**
+   * A reconnection token presented while its session is still connected (the player's old socket is
+   * half-open, or the client reconnects from a new network): a takeover. Colyseus alone would close the
+   * live session with 4002, which onDrop takes for "no reconnection" (avatar removed, reconnection
+   * refused). Instead the stale socket is closed with CLOSE_REPLACED and its reason (terminated if it
+   * does not answer within a second, server/shutdown.ts) and the session is dropped with its seat kept,
+   * so the newer connection continues it: same sessionId, same avatar, the welcome again. Possession of
+   * the token is the credential: it is secret, sent only to the session's own connection, and replaced
+   * on every (re)connection, so the replaced socket's token stops working. A join never acknowledged
+   * gets no takeover (Colyseus' own handling). Called by the matchmaker (`client.reconnect(token)`) and
+   * by hasReservedSeat below.
+   */
+  override checkReconnectionToken(reconnectionToken: string): string {
+    const live = this.clients.find((c) => c.reconnectionToken === reconnectionToken);
+    if (live !== undefined && live.state === ClientState.JOINED) {
+      this.replacing.add(live.sessionId);
+      logger.info(`room ${this.roomId}: session ${live.sessionId} taken over by a newer connection`);
+      // Our code goes out in the close frame; Colyseus' own close (4002) that follows is a no-op on a closing socket.
+      live.leave(CLOSE_REPLACED, CLOSE_REPLACED_REASON);
+    }
+    return super.checkReconnectionToken(reconnectionToken);
+  }
+
+  /**
+   * The SDK's automatic reconnection connects to the room with the token directly (no matchmaker call);
+   * Colyseus would then wait until the old socket dies (ping timeout) or the seat reservation time ends.
+   * A token of a live session takes it over here as well, before Colyseus checks the seat.
+   */
+  override hasReservedSeat(sessionId: string, reconnectionToken?: string): boolean {
+    if (reconnectionToken && this.clients.get(sessionId)?.reconnectionToken === reconnectionToken) {
+      this.checkReconnectionToken(reconnectionToken);
+    }
+    return super.hasReservedSeat(sessionId, reconnectionToken);
+  }
+
+  /**
+   * Shutdown (SIGTERM/SIGINT: Colyseus calls this on every room once matchmaking has stopped). The
+   * replay is closed first (final keyframe + end line), before anything waits on a client; seats
+   * reserved but never claimed are released (the room would wait for them to expire); then every
+   * client is closed with 4001. onDispose closes the replay again, which only waits for this close.
+   */
+  override onBeforeShutdown(): void {
+    void this.recorder?.close(this.sim, this.closeReason ?? "shutdown");
+    releaseUnclaimedSeats(this);
+    try {
+      this.disconnect(CloseCode.SERVER_SHUTDOWN).catch(() => {});
+    } catch (err) {
+      logger.warn(`room ${this.roomId}: shutdown disconnect failed: ${(err as Error).message}`);
+    }
+  }
+
   override onLeave(client: Client): void {
     this.sim.enqueue({ type: "leave", session: client.sessionId });
     this.spawnTicks.delete(client.sessionId);
@@ -235,8 +444,11 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   override async onDispose(): Promise<void> {
+    PhysicsRoom.live.delete(this);
     unregisterRoomMetrics(this.roomId);
-    const reason = matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose";
+    if (this.admitted) roomConfig.admission?.roomClosed(this.trusted);
+    this.admitted = false;
+    const reason = this.closeReason ?? (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose");
     await this.recorder?.close(this.sim, reason);
     roomConfig.replayStore?.unregister(this.roomId);
   }
@@ -319,12 +531,15 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   override onUncaughtException(error: Error, methodName: string): void {
+    // A refused creation is an answer to the client, logged by the admission (once per address), not a crash.
+    if ((error as { cause?: unknown }).cause instanceof RoomRefusal || error instanceof RoomRefusal) return;
     logger.error(`room ${this.roomId}: ${methodName} threw: ${error.stack ?? error.message}`);
   }
 
   // ---------------------------------------------------------------- simulation
 
   private tickOnce(): void {
+    if (!this.budget.shouldStep()) return;
     const t0 = performance.now();
     this.queuedSpawns = 0;
     const result = this.sim.step();
@@ -334,6 +549,37 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     const t1 = performance.now();
     this.metrics.observeTick(t1 - t0);
     this.metrics.loop.observe(this.clock, t0, t1);
+    const action = this.budget.charge(t1 - t0, Date.now());
+    this.metrics.cpuMsPerSecond = this.budget.lastSecondMs;
+    this.metrics.cpuOverrunSeconds = this.budget.overrunSeconds;
+    if (action !== "none") this.onBudgetAction(action);
+    else if (!this.budget.enforce && this.budget.lastSecondMs > this.budget.msPerSecond) this.logAdminOverrun();
+  }
+
+  /** A player room over its CPU budget: slowed to half speed, then closed with the reason; or back to full speed. */
+  private onBudgetAction(action: BudgetAction): void {
+    countBudgetAction(action);
+    const used = `${Math.round(this.budget.lastSecondMs)} ms/s of its ${this.budget.msPerSecond} ms/s CPU budget`;
+    if (action === "slow") {
+      logger.warn(`room ${this.roomId}: over its CPU budget for 2 s (${used}): running at half speed`);
+    } else if (action === "recover") {
+      logger.info(`room ${this.roomId}: back under its CPU budget: running at full speed`);
+    } else if (action === "close") {
+      const reason = `room closed: it stayed over its CPU budget at half speed (${used})`;
+      logger.warn(`room ${this.roomId}: ${reason}`);
+      this.closeReason = "cpu-budget";
+      this.lock().catch(() => {});
+      for (const client of [...this.clients]) client.leave(CLOSE_CPU_BUDGET, reason);
+      void this.disconnect();
+    }
+  }
+
+  /** Admin rooms are trusted: over budget, they are only reported (once a minute). */
+  private logAdminOverrun(): void {
+    const now = Date.now();
+    if (now - this.lastOverrunLog < 60_000) return;
+    this.lastOverrunLog = now;
+    logger.warn(`room ${this.roomId} (admin): uses ${Math.round(this.budget.lastSecondMs)} ms of CPU per second, more than the ${this.budget.msPerSecond} ms/s all rooms share`);
   }
 
   override onBeforePatch(): void {
@@ -440,6 +686,10 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
         if (this.sim.world.bodyCount + this.queuedSpawns >= this.maxBodies) {
           return `body limit reached: the room holds at most ${this.maxBodies} bodies`;
         }
+        // A player room's size follows from its CPU budget (an admin room's from the admin's maxBodies).
+        if (this.budget.enforce && this.budget.nearLimit()) {
+          return `the room is at its CPU budget (${Math.round(this.budget.lastSecondMs)} of ${this.budget.msPerSecond} ms/s): spawning is paused`;
+        }
         window.push(this.sim.tick);
         this.spawnTicks.set(session, window);
         this.queuedSpawns++;
@@ -484,6 +734,13 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
       removedBodies: this.metrics.removedBodies,
       recording: this.recorder !== null && !this.recorder.isClosed,
       kineticEnergy: this.sim.world.kineticEnergy(),
+      cpu: {
+        msPerSecond: this.budget.lastSecondMs,
+        budgetMsPerSecond: this.budget.msPerSecond,
+        state: this.budget.state,
+        enforced: this.budget.enforce,
+        overrunSeconds: this.budget.overrunSeconds,
+      },
     };
   }
 
@@ -504,8 +761,19 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     return { appliesAtTick: this.sim.tick + 1 };
   }
 
-  /** Queues a settings change for the next tick; answers the settings as they will be. */
-  adminUpdateSettings(patch: RoomSettingsPatch): { appliesAtTick: number; settings: RoomSettings } {
+  /**
+   * Queues a settings change for the next tick; answers the settings as they will be. Answers `{ error }`
+   * for a gravity the room's restitution threshold is too low for (restitution would pump energy into
+   * resting contacts; the scenario validator applies the same rule to a scenario's own gravity).
+   */
+  adminUpdateSettings(patch: RoomSettingsPatch): { appliesAtTick: number; settings: RoomSettings } | { error: string } {
+    if (patch.gravity) {
+      const threshold = this.sim.world.settings.restitutionThreshold;
+      const needed = minRestitutionThreshold(patch.gravity);
+      if (needed > threshold) {
+        return { error: `body/gravity: this room's restitutionThreshold is ${threshold} m/s; this gravity needs at least ${needed} m/s` };
+      }
+    }
     this.sim.enqueue({ type: "settings", patch });
     const settings = { ...this.sim.roomSettings(), ...patch } as RoomSettings;
     return { appliesAtTick: this.sim.tick + 1, settings };
@@ -560,4 +828,12 @@ export interface RoomInfo {
   recording: boolean;
   /** Σ ½mv² + ½ωᵀIω over dynamic bodies, joules (the client's energy plot; seed 001 keeps restitution honest). */
   kineticEnergy: number;
+  /** CPU use against the room's budget (enforced for player rooms: slowed, then closed). */
+  cpu: {
+    msPerSecond: number;
+    budgetMsPerSecond: number;
+    state: "normal" | "slowed" | "closed";
+    enforced: boolean;
+    overrunSeconds: number;
+  };
 }

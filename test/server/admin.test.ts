@@ -70,6 +70,11 @@ describe("admin API over real HTTP", () => {
     expect(((await typo.json()) as { message: string }).message).toMatch(/additional properties/);
     const gravity = await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { gravity: [0, "down", 0] });
     expect(((await gravity.json()) as { message: string }).message).toMatch(/gravity\/1 must be number/);
+    // Within the gravity range, but more than this room's restitution threshold (1 m/s) allows.
+    const strong = await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { gravity: [0, -50, 0] });
+    expect(strong.status).toBe(400);
+    expect(((await strong.json()) as { message: string }).message).toBe("body/gravity: this room's restitutionThreshold is 1 m/s; this gravity needs at least 5 m/s");
+    expect((await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { gravity: [0, -9.81, 0] })).status).toBe(200);
     const tooBig = await admin(srv.url, "POST", "/rooms", { scenario: "x".repeat(5 * 1024 * 1024) });
     expect(tooBig.status).toBe(413);
     expect((await admin(srv.url, "GET", "/rooms/..%2Fetc", undefined, null)).status).toBe(400);

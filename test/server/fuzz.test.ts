@@ -31,7 +31,15 @@ type TestRoom = Room<unknown, RoomState>;
 
 let server: ServerProcess;
 beforeAll(async () => {
-  server = await spawnServer({ ADMIN_TOKEN: "test-admin-token", REPLAY_DIR: tempDir("replays"), MAX_INPUTS_PER_SECOND: "1000000" });
+  // Every fuzzing client connects from 127.0.0.1: the per-address admission limits (test/hostile) are lifted.
+  server = await spawnServer({
+    ADMIN_TOKEN: "test-admin-token",
+    REPLAY_DIR: tempDir("replays"),
+    MAX_INPUTS_PER_SECOND: "1000000",
+    SEAT_RESERVATIONS_PER_MINUTE: "1000000",
+    PENDING_SEATS_PER_ADDRESS: "1000000",
+    ROOM_CREATIONS_PER_MINUTE: "1000000",
+  });
 });
 afterAll(async () => {
   await stopAllServers();

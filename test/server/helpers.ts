@@ -7,6 +7,17 @@ import { type AppOptions, createPhysicsServer, type PhysicsServer } from "../../
 
 export const TOKEN = "test-admin-token";
 
+/**
+ * Admission limits for tests of other things: their clients all share one address, and rooms of earlier
+ * tests keep running in the same process (test/hostile checks the real defaults).
+ */
+export const LOOPBACK_ADMISSION = Object.freeze({
+  roomCreationsPerMinute: 100_000,
+  seatReservationsPerMinute: 100_000,
+  pendingSeatsPerAddress: 100_000,
+  playerRoomsCpuMs: 100_000,
+});
+
 export interface TestServer {
   server: PhysicsServer;
   port: number;
@@ -18,7 +29,8 @@ export interface TestServer {
 /** A real server on a random loopback port with a temporary replay directory. */
 export async function startTestServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
   const replayDir = mkdtempSync(join(tmpdir(), "physics-replays-"));
-  const server = await createPhysicsServer({ adminToken: TOKEN, replayDir, logger: false, ...options });
+  const limits = { ...LOOPBACK_ADMISSION, ...options.limits };
+  const server = await createPhysicsServer({ adminToken: TOKEN, replayDir, logger: false, ...options, limits });
   const port = await server.listen(0, "127.0.0.1");
   return {
     server,
