@@ -1,7 +1,6 @@
 /**
  * Reference benchmark: the same scenes in every registered engine (cannon-es, Rapier, later ours),
- * each (scene, engine, run) in a fresh Node process, medians of the runs in one Markdown table that
- * lines up with /work/shared/notes/physics-anchors.md.
+ * each (scene, engine, run) in a fresh Node process, medians of the runs in one Markdown table.
  *
  * Run (no npm needed; Node 24 from node_modules):
  *   ./node_modules/.bin/node bench/reference-bench.ts [--quick] [--runs N] [--scenes a,b] [--engines x,y]

@@ -163,10 +163,7 @@ export class Admission {
     if (this.playerRooms + this.adminRooms >= maxRooms || this.playerRooms >= playerMax) {
       return this.refuse(address, "rooms-full", 503, `server full: this process hosts at most ${playerMax} player-created rooms`, 10, now);
     }
-    if (charge && !this.creations.take(address, now)) {
-      return this.refuse(address, "create-rate", 429, `too many rooms created from this address (at most ${this.limits.roomCreationsPerMinute} per minute)`, this.creations.retryAfter(address), now);
-    }
-    return OK;
+    return charge ? this.chargeCreation(address, now) : OK;
   }
 
   /** May the admin API create a room? Admin rooms may use the whole of MAX_ROOMS. */

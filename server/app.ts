@@ -99,8 +99,8 @@ function errorHandler(error: FastifyError, request: FastifyRequest, reply: Fasti
 
 /**
  * Builds the process: a Fastify app that owns the HTTP port (admin API, health, matchmaking routes)
- * and a Colyseus server whose WebSocket transport is attached to Fastify's http.Server ("wiring A" of
- * stack.md: Colyseus' own HTTP router is never bound, so the two cannot both answer a request).
+ * and a Colyseus server whose WebSocket transport is attached to Fastify's http.Server (Colyseus'
+ * own HTTP router is never bound, so the two cannot both answer a request).
  */
 export async function createPhysicsServer(options: AppOptions): Promise<PhysicsServer> {
   // Join-time full states of 1000+ bodies exceed the 16 KB default; avoid the resize warning.
@@ -144,7 +144,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
 
   await app.register(adminRoutes, { adminToken: options.adminToken, replayDir: roomConfig.replayDir, replayStore });
 
-  // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (stack.md §6, server/cluster.ts).
+  // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (server/cluster.ts).
   const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix);
   // Client frames over MAX_CLIENT_FRAME_BYTES close the connection (1009) before anything decodes them.
   // Every close handshake has a deadline (1 s, then terminate); its shutdown closes every socket (server/shutdown.ts).

@@ -26,7 +26,8 @@ export function redisOptions(url: string, keyPrefix: string) {
 /**
  * Presence and matchmaking driver: embedded by default (one process, nothing to run). With a Redis URL
  * the Redis implementations are loaded, which is all Colyseus needs to spread rooms over processes
- * (each process must then also have a PUBLIC_ADDRESS; see shared/notes/stack.md §6).
+ * (each process must then also have a PUBLIC_ADDRESS: a seat reservation names the process by it, and the
+ * SDK connects there directly; Colyseus 0.18 does not proxy a socket to another process).
  */
 export async function presenceAndDriver(
   redisUrl: string | undefined,

@@ -8,7 +8,8 @@ import { type SchemaType, schema, t } from "@colyseus/schema";
  * - rotation is split into a uint32 (index + high bits) and a uint8 (low bits), see quantize.ts;
  * - the server assigns a field only when its quantized value changed, so a sleeping or static body
  *   costs nothing.
- * Every numeric field has a `.default()`: a field left undefined is encoded as 0 (stack.md G9).
+ * Every numeric field has a `.default()`: schema 5 encodes a field left undefined as 0 (`state.tick++` on
+ * undefined gives NaN, which arrives as 0 forever).
  */
 
 /** `kind` bits 0-1: body type. */

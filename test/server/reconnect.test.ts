@@ -12,7 +12,7 @@ import { api, cleanupDirs, eventually, json, type Relay, rawJoin, rawWebSocket, 
 /**
  * Network drops over a real socket: the player's connection runs through a TCP relay whose connections
  * are reset (both ends see a dead socket, close 1006). The SDK's own reconnection waits for 5 s of uptime
- * (stack.md G15), so the test reconnects by hand with the room's reconnection token.
+ * (@colyseus/sdk 0.18 reconnection.minUptime), so the test reconnects by hand with the room's reconnection token.
  */
 
 const scene: Scenario = {

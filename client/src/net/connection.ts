@@ -24,7 +24,7 @@ export interface JoinTarget {
 const SEAT_HELD_MS = 10_000;
 
 /**
- * The room connection: joining, the SDK's automatic reconnection (stack.md §7), and our own fallback
+ * The room connection: joining, the SDK's automatic reconnection (@colyseus/sdk 0.18 room.reconnection), and our own fallback
  * when the SDK gives up (it does not retry a drop within 5 s of joining): the reconnection token while
  * the server still holds the seat (the avatar is kept), then a fresh join of the same room. The token
  * works even while the server still sees our old socket open (a half-open connection): the server

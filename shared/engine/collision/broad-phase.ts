@@ -61,7 +61,7 @@ class Cell {
  * column keeps its own list of bodies sorted by AABB minimum on the sweep axis between ticks (insertion
  * sort on nearly sorted data is ~O(n)), and only bodies sharing a column are swept against each other.
  * The sweep axis is the one of greatest spread of the AABB centres, so a tall tower sharing one x
- * interval does not go quadratic (physics.md's known limit), and the columns keep a uniformly filled
+ * interval does not go quadratic (a single-axis sweep's known limit), and the columns keep a uniformly filled
  * volume from going O(n^5/3) the way one global sweep does. Large bodies (ground, walls) live in their
  * own list and are swept against the columns they cover.
  *

@@ -7,8 +7,8 @@ const world = new Float64Array(3);
 
 /**
  * Sphere (A) against box (B); the normal points from the sphere to the box. A centre inside the box is
- * pushed out through the nearest face with the true depth, radius + distance to that face
- * (physics.md reported only the radius there).
+ * pushed out through the nearest face with the true depth, radius + distance to that face (reporting
+ * only the radius there would leave a deep sphere half inside).
  */
 export function collideSphereBox(out: ManifoldOut, bodies: BodyStore, s: number, b: number): void {
   out.count = 0;

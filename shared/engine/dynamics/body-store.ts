@@ -312,7 +312,7 @@ export class BodyStore {
     if (this.shape[slot] === SPHERE) {
       ex = ey = ez = hx;
     } else {
-      // physics.md: e_world = |R ex| hx + |R ey| hy + |R ez| hz
+      // World extent of a rotated box: e_world = |R ex| hx + |R ey| hy + |R ez| hz
       const hy = this.half[s3 + 1];
       const hz = this.half[s3 + 2];
       const m = scratchMatrix;
