@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { getBuiltinScenario, type Scenario } from "../../shared/scenarios/index.ts";
 import { RoomSim } from "../../shared/sim/index.ts";
-import { estimateTickUs } from "./cost-model.ts";
+import { estimateTickUs, solverPasses } from "./cost-model.ts";
 
 /**
  * The sandbox side of the admission probe (server/cpu/probe.ts): runs a scenario's first ticks in this
@@ -35,13 +35,12 @@ function run(request: ProbeRequest): ProbeReply {
   const tickUs: number[] = [];
   try {
     const sim = new RoomSim(request.scenario, { maxBodies: request.maxBodies });
-    const settings = sim.world.settings;
-    const iterations = settings.velocityIterations + settings.relaxIterations;
+    const passes = solverPasses(sim.world.settings);
     let window = 0;
     // Up to `ticks`, but no further once everything sleeps: a settled world costs nothing more.
     for (let i = 0; i < request.ticks && window <= request.stopAboveUs; i++) {
       sim.step();
-      const us = estimateTickUs(sim.world.lastStepStats, iterations);
+      const us = estimateTickUs(sim.world.lastStepStats, passes);
       tickUs.push(us);
       window += us;
       if (i >= request.windowTicks) window -= tickUs[i - request.windowTicks];

@@ -18,11 +18,13 @@ export const DEFAULT_PROBE_OPTIONS: Readonly<ProbeOptions> = Object.freeze({ sec
 
 /**
  * Allowed estimated cost: every simulated second must fit the per-second budget, and no single tick may
- * cost more than this many per-tick budgets (every other room waits behind a long tick), nor less than
- * the floor (a legitimate scene's first ticks settle its contacts: pyramid20's cost 1.9 ms).
+ * cost more than this many per-tick budgets (every other room waits behind a long tick), within a floor
+ * (a legitimate scene's first ticks settle its contacts: pyramid20's cost about 2 ms) and a ceiling
+ * that holds at any tick rate (at 1 Hz a per-tick budget is 150 ms).
  */
 const WORST_TICK_BUDGETS = 2;
 const WORST_TICK_FLOOR_MS = 4;
+const WORST_TICK_CEILING_MS = 8;
 /** Wall-clock allowance per tick in the sandbox, as a multiple of the worst-tick limit (the sandbox may share its core). */
 const WALL_CLOCK_SLACK = 4;
 /** Time to build the world in the sandbox, on top of the ticks, ms. */
@@ -31,7 +33,7 @@ const PROBE_OVERHEAD_MS = 1000;
 export type ProbeVerdict = { ok: true; worstSecondMs: number; worstTickMs: number } | { ok: false; reason: string; busy?: boolean };
 
 function worstTickLimitMs(tickBudgetMs: number): number {
-  return Math.max(WORST_TICK_BUDGETS * tickBudgetMs, WORST_TICK_FLOOR_MS);
+  return Math.min(WORST_TICK_CEILING_MS, Math.max(WORST_TICK_BUDGETS * tickBudgetMs, WORST_TICK_FLOOR_MS));
 }
 
 interface Pending {

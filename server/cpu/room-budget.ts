@@ -1,3 +1,5 @@
+import { densePileBodyTickUs, type SolverPasses } from "./cost-model.ts";
+
 /**
  * Per-room CPU budget. Every room shares one event loop, so a room's tick time is every other room's
  * delay. A room is charged its tick time per wall-clock second; a player room that stays over its
@@ -7,22 +9,16 @@
  */
 
 /**
- * Measured step cost of one awake body for one solver iteration, microseconds (arena with 16 players
- * spawning until 4000 bodies, on the 2-core EPYC CI machine: 1.3 µs at 400 awake bodies, 3.1 µs at 3800
- * as piles add contacts). The middle of that range.
- */
-export const BODY_ITERATION_US = 2;
-/**
  * Most bodies a player room may hold within `msPerSecond` of CPU: the bodies that, all of them awake in a
- * dense pile, cost the budget at this tick rate and solver iteration count (at 60 Hz, 4 + 1 iterations and
- * 150 ms/s: 250 bodies; at 120 Hz and 64 + 1: 9). All awake, because whoever writes the scenario decides
- * whether anything sleeps (sleep off, a kinematic paddle stirring the pile): with half of them assumed
- * asleep, 474 never-sleeping spheres piled in a well cost 290 ms/s, in ticks of 5-28 ms that every other
- * room waited behind.
+ * dense pile, cost the budget at this tick rate with these solver passes (server/cpu/cost-model.ts; at
+ * 60 Hz with the default 4 velocity and 1 relax iterations and 150 ms/s: 258 bodies; with 64 + 1 at
+ * 120 Hz: 14; projection with 64 position iterations at 60 Hz: 80). All awake, because whoever writes
+ * the scenario decides whether anything sleeps (sleep off, a kinematic paddle stirring the pile): with
+ * half of them assumed asleep, 474 never-sleeping spheres piled in a well cost 290 ms/s, in ticks of
+ * 5-28 ms that every other room waited behind.
  */
-export function bodyCapForBudget(msPerSecond: number, tickRate: number, iterationsPerTick: number): number {
-  const perBodyUsPerSecond = tickRate * Math.max(1, iterationsPerTick) * BODY_ITERATION_US;
-  return Math.max(1, Math.floor((msPerSecond * 1000) / perBodyUsPerSecond));
+export function bodyCapForBudget(msPerSecond: number, tickRate: number, passes: SolverPasses): number {
+  return Math.max(1, Math.floor((msPerSecond * 1000) / (tickRate * densePileBodyTickUs(passes))));
 }
 
 /** Seconds over budget before a room is slowed, then before a slowed room is closed. */
@@ -36,12 +32,14 @@ const SLOWED_SHARE = 0.75;
 /** Seconds a slowed room must stay under half its budget before it runs at full speed again. */
 const RECOVER_SECONDS = 5;
 /**
- * SPIKES_TO_SLOW ticks within one second, each longer than this many per-tick budgets (and SPIKE_FLOOR_MS),
- * slow an enforced room at once: every other room waits behind such ticks, so they cannot wait for the
- * 2 s average. One alone proves nothing (a GC pause, the OS preempting the process).
+ * SPIKES_TO_SLOW ticks within one second, each longer than this many per-tick budgets (but at least
+ * SPIKE_FLOOR_MS and at most SPIKE_CEILING_MS, whatever the tick rate: at 1 Hz a per-tick budget is
+ * 150 ms, and every other room waits behind each such tick), slow an enforced room at once. One alone
+ * proves nothing (a GC pause, the OS preempting the process).
  */
 const SPIKE_TICK_BUDGETS = 4;
 const SPIKE_FLOOR_MS = 8;
+const SPIKE_CEILING_MS = 16;
 const SPIKES_TO_SLOW = 3;
 
 export type BudgetAction = "none" | "slow" | "close" | "recover";
@@ -68,7 +66,7 @@ export class RoomCpuBudget {
   constructor(msPerSecond: number, tickRate: number, enforce: boolean) {
     this.msPerSecond = msPerSecond;
     this.enforce = enforce;
-    this.spikeMs = Math.max(SPIKE_FLOOR_MS, (SPIKE_TICK_BUDGETS * msPerSecond) / tickRate);
+    this.spikeMs = Math.min(SPIKE_CEILING_MS, Math.max(SPIKE_FLOOR_MS, (SPIKE_TICK_BUDGETS * msPerSecond) / tickRate));
   }
 
   /** Whether this timer tick should step the simulation (a slowed room skips every other one). */

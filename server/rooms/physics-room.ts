@@ -22,6 +22,7 @@ import { resolveSettings } from "../../shared/engine/index.ts";
 import type { Admission } from "../admission.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "../config.ts";
 import type { ScenarioProbe } from "../cpu/probe.ts";
+import { solverPasses } from "../cpu/cost-model.ts";
 import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
 import { countBudgetAction, RoomMetrics, registerRoomMetrics, unregisterRoomMetrics } from "../metrics.ts";
 import { DEFAULT_REPLAY_DIR, ReplayRecorder } from "../replay/recorder.ts";
@@ -172,6 +173,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   private limiters = new Map<string, InputLimiter>();
   /** Sessions dropped and waiting for their reconnection. */
   private awaitingReconnection = new Set<string>();
+  /** Sessions we closed for misbehaving (no reconnection window for them, whatever code their socket closed with). */
+  private kicked = new Set<string>();
   /** Sessions whose live socket is being replaced by a newer connection (checkReconnectionToken → onDrop). */
   private replacing = new Set<string>();
   /** Wall-clock ms since the room has been empty, or -1. */
@@ -186,8 +189,10 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   private lastOverrunLog = 0;
   /** The room counted itself in the admission's room counts (undone in onDispose). */
   private admitted = false;
-  /** Wall-clock ms the room started ticking. */
+  /** Wall-clock ms the room took its place (its probation in the process share starts then). */
   private startedAt = 0;
+  /** onCreate finished: the room ticks (load shedding only acts on such rooms). */
+  private started = false;
 
   /** Rooms of this process that are running (for the process CPU share and load shedding). */
   private static readonly live = new Set<PhysicsRoom>();
@@ -217,7 +222,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     let worst: PhysicsRoom | null = null;
     for (const room of PhysicsRoom.live) {
       used += room.budget.lastSecondMs;
-      if (!room.trusted && room.budget.state !== "closed" && (worst === null || room.budget.lastSecondMs > worst.budget.lastSecondMs)) worst = room;
+      if (!room.trusted && room.started && room.budget.state !== "closed" && (worst === null || room.budget.lastSecondMs > worst.budget.lastSecondMs)) worst = room;
     }
     if (worst === null || used <= limits.playerRoomsCpuMs * SHED_ABOVE_SHARE) return;
     const action = worst.budget.shed();
@@ -252,22 +257,19 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     }
     const resolved = resolveScenario(options.scenario ?? d.scenario, "scenario", scenarioCaps(this.caps));
     if (!resolved.ok) return refuse(400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
-    // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
-    // (validation, the world, the first state sync) so that other rooms' ticks and requests run between.
-    await nextTurn();
     const settings = resolveSettings(resolved.scenario.world);
     let bodyCap = this.caps.maxBodies;
     if (!trusted) {
       // A player room's size follows from its CPU budget: more steps per second and more solver
       // iterations per step leave room for fewer bodies.
-      const iterations = settings.velocityIterations + settings.relaxIterations;
-      bodyCap = Math.min(bodyCap, bodyCapForBudget(limits.playerRoomCpuMs, settings.tickRate, iterations));
+      const passes = solverPasses(settings);
+      bodyCap = Math.min(bodyCap, bodyCapForBudget(limits.playerRoomCpuMs, settings.tickRate, passes));
       const count = resolved.scenario.bodies.length;
       if (count > bodyCap) {
         refuse(
           400,
           "cpu-budget",
-          `invalid scenario: scenario.bodies: ${count} bodies, but a player room at ${settings.tickRate} Hz with ${iterations} solver iterations per tick holds at most ${bodyCap} within its CPU budget (${limits.playerRoomCpuMs} ms/s)`,
+          `invalid scenario: scenario.bodies: ${count} bodies, but a player room at ${settings.tickRate} Hz with these solver iterations holds at most ${bodyCap} within its CPU budget (${limits.playerRoomCpuMs} ms/s)`,
         );
       }
       const load = PhysicsRoom.admissionLoadMs(Date.now());
@@ -279,6 +281,19 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
           10,
         );
       }
+    }
+    // Every check so far ran without yielding: the room now takes its place (room counts, its CPU
+    // reservation in the process share) before its first await, so concurrent creations see it. If it is
+    // refused later, Colyseus disposes it and onDispose gives the place back.
+    this.budget = new RoomCpuBudget(trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, settings.tickRate, !trusted);
+    admission?.roomOpened(trusted);
+    this.admitted = admission !== null;
+    this.startedAt = Date.now();
+    PhysicsRoom.live.add(this);
+    // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
+    // (the probe, the world, the first state sync) so that other rooms' ticks and requests run between.
+    await nextTurn();
+    if (!trusted) {
       if (roomConfig.probe) {
         const verdict = await roomConfig.probe.probe(
           scenarioKey(options.scenario ?? d.scenario),
@@ -329,7 +344,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.onMessage(MSG_SPAWN, (client, payload) => this.handleInput(client, MSG_SPAWN, payload));
     this.onMessage(MSG_IMPULSE, (client, payload) => this.handleInput(client, MSG_IMPULSE, payload));
     this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}"`));
-    this.budget = new RoomCpuBudget(trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, this.sim.world.settings.tickRate, !trusted);
     this.metrics.cpuBudgetMs = this.budget.msPerSecond;
     this.seatReservationTimeout = limits.seatReservationSeconds;
     this.setFixedTimestep(() => this.tickOnce(), this.sim.world.settings.tickRate);
@@ -337,10 +351,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.patchRate = this.patchRateMs;
     this.clock.setInterval(() => void this.recorder?.flush(), 500);
     this.refreshListing();
-    admission?.roomOpened(trusted);
-    this.admitted = admission !== null;
-    this.startedAt = Date.now();
-    PhysicsRoom.live.add(this);
+    this.started = true;
   }
 
   override onJoin(client: Client, _options?: Record<string, unknown>): void {
@@ -366,9 +377,12 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   override onDrop(client: Client, code?: number): void {
     // Taken over by a newer connection (checkReconnectionToken): the seat waits for it, whatever the code.
     const replaced = this.replacing.delete(client.sessionId);
+    // Kicked by us (client.leave): the close event carries the peer's answer (1000, or 1006 from one that
+    // never answers), not our code, so the kick is remembered by session.
+    const kicked = this.kicked.delete(client.sessionId);
     // Keep the seat and the avatar for a network drop; not after a kick, a broken frame or a shutdown.
     const seconds = replaced ? this.seatReservationTimeout : roomConfig.limits.reconnectSeconds;
-    if (seconds <= 0 || (!replaced && code !== undefined && NO_RECONNECT_CODES.has(code))) return;
+    if (seconds <= 0 || kicked || (!replaced && code !== undefined && NO_RECONNECT_CODES.has(code))) return;
     const session = client.sessionId;
     // The avatar stands still while its player is away (an input like any other: recorded, replayable).
     if (this.sim.avatarOf(session)) this.sim.enqueue({ type: "move", session, vx: 0, vz: 0 });
@@ -436,6 +450,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   override onLeave(client: Client): void {
+    this.kicked.delete(client.sessionId);
     this.sim.enqueue({ type: "leave", session: client.sessionId });
     this.spawnTicks.delete(client.sessionId);
     this.limiters.delete(client.sessionId);
@@ -513,6 +528,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
           if (!limiter.kicked) {
             limiter.kicked = true;
             logger.warn(`room ${this.roomId}: client ${client.sessionId} disconnected: ${limiter.reason()}`);
+            this.kicked.add(client.sessionId);
             client.leave(CLOSE_RATE_LIMITED, limiter.reason());
           }
           return;

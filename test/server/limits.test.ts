@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CLOSE_RATE_LIMITED, MSG_MOVE, MSG_REJECTED, MSG_WELCOME, type RejectedMessage, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
 import { verifyReplay } from "../../server/replay/verify.ts";
 import { patches } from "./helpers.ts";
-import { api, cleanupDirs, eventually, json, sleep, spawnServer, stopAllServers, tempDir } from "./processes.ts";
+import { api, cleanupDirs, eventually, json, rawJoin, sleep, spawnServer, stopAllServers, tempDir } from "./processes.ts";
 
 /** Per-client rate limits, per-process room cap, idle rooms, and the replay directory's bounds, on real processes. */
 
@@ -59,6 +59,15 @@ describe("rate limits", () => {
     expect(burst.left?.code).toBe(CLOSE_RATE_LIMITED);
     expect(burst.left?.reason).toMatch(/^rate limit: over 40 messages per second for \d s \(\d+ in the last second\)$/);
     expect(burst.rejected.map((r) => r.reason)).toContain("rate limit: at most 40 messages per second; the rest of this second is dropped");
+    // Kicked, it keeps no seat: its reconnection token is refused.
+    await expect(new Client(server.url).reconnect(burst.room.reconnectionToken, RoomState)).rejects.toThrow(/reconnection token invalid or expired|seat reservation expired/);
+    // The same for a flooder that never answers the close frame: its socket then closes with 1006, which
+    // alone would look like a network drop; the room remembers the kick by session.
+    const deaf = await rawJoin(server.url, roomId, true);
+    for (let i = 0; i < 400; i++) deaf.peer.send(Uint8Array.of(13, 0));
+    await eventually("the deaf flooder closed with 4029", () => deaf.peer.closeCodes.includes(CLOSE_RATE_LIMITED));
+    await eventually("its socket gone", () => deaf.peer.ended);
+    await expect(new Client(server.url).reconnect(deaf.reconnectionToken, RoomState)).rejects.toThrow(/reconnection token invalid or expired|seat reservation expired/);
     // Steady: ~2.5x the rate (under the 4x that cuts at once), sustained: throttled in the first second,
     // disconnected in the second. Even at half speed (a busy machine) it stays over the rate.
     const steadyTimer = setInterval(() => {
@@ -78,7 +87,7 @@ describe("rate limits", () => {
     expect(bystander.left).toBeNull();
     const metrics = await (await api(server.url, "GET", "/metrics", undefined, null)).text();
     expect(Number(/physics_rejected_inputs_total\{room="[^"]+"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThan(100);
-    await eventually("both disconnections logged", () => server.logs(/disconnected: rate limit/).length === 2);
+    await eventually("the three disconnections logged", () => server.logs(/disconnected: rate limit/).length === 3);
 
     // Per-process room cap (MAX_ROOMS=5): the sixth room is refused with the reason, over the admin API
     // and through matchmaking alike.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { solverPasses } from "../../server/cpu/cost-model.ts";
 import { bodyCapForBudget, RoomCpuBudget } from "../../server/cpu/room-budget.ts";
+import { resolveSettings, type WorldSettingsPatch } from "../../shared/engine/index.ts";
 
 /** Charges `seconds` of ticks at `tickRate`, each `ms` long, starting at wall time `t0`; returns the actions and the end time. */
 function run(budget: RoomCpuBudget, tickRate: number, ms: number, seconds: number, t0: number): { actions: string[]; t: number } {
@@ -15,11 +17,19 @@ function run(budget: RoomCpuBudget, tickRate: number, ms: number, seconds: numbe
 }
 
 describe("a room's CPU budget", () => {
-  it("derives the body cap from the budget, the tick rate and the solver iterations", () => {
-    expect(bodyCapForBudget(150, 60, 5)).toBe(250);
-    expect(bodyCapForBudget(150, 120, 65)).toBe(9);
-    expect(bodyCapForBudget(300, 60, 5)).toBe(500);
-    expect(bodyCapForBudget(1, 1000, 64)).toBe(1);
+  it("derives the body cap from the budget, the tick rate and the solver passes the engine runs", () => {
+    const settings = (patch: WorldSettingsPatch) => solverPasses(resolveSettings(patch));
+    // Soft contacts, 4 velocity + 1 relax iterations: 4 body passes, 4 x (2 + 1) constraint passes.
+    expect(solverPasses(resolveSettings({}))).toEqual({ body: 4, constraint: 12 });
+    expect(bodyCapForBudget(150, 60, settings({}))).toBe(258);
+    expect(bodyCapForBudget(150, 120, settings({ velocityIterations: 64 }))).toBe(14);
+    // Projection: one body pass; 1 warm start + velocity solves + position projections per constraint.
+    const projection = settings({ velocityIterations: 1, positionCorrection: { method: "projection", iterations: 64 } });
+    expect(projection).toEqual({ body: 1, constraint: 66 });
+    expect(bodyCapForBudget(150, 60, projection)).toBe(80);
+    // Twice the budget, twice the bodies; never below one.
+    expect(bodyCapForBudget(300, 60, settings({}))).toBe(516);
+    expect(bodyCapForBudget(1, 1000, settings({ velocityIterations: 64 }))).toBe(1);
   });
 
   it("slows a player room over budget for 2 s, and closes it if at half speed it still uses over three quarters", () => {
