@@ -69,8 +69,10 @@ export async function matchmakingRoutes(app: FastifyInstance, options: Matchmaki
           await tarpit();
           return sendRefusal(reply, seat);
         }
-        const length = Number(req.headers["content-length"] ?? 0);
-        if (method === "create" || (method === "joinOrCreate" && length > CREATION_BODY_BYTES)) {
+        // A body of unknown length (chunked) may be as large as the route allows: charged like a large one.
+        const declared = req.headers["content-length"];
+        const length = declared === undefined ? Number.POSITIVE_INFINITY : Number(declared);
+        if (method === "create" || (method === "joinOrCreate" && !(length <= CREATION_BODY_BYTES))) {
           const creation = admission.chargeCreation(address);
           if (!creation.ok) {
             await tarpit();

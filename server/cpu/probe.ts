@@ -30,7 +30,11 @@ const WALL_CLOCK_SLACK = 4;
 /** Time to build the world in the sandbox, on top of the ticks, ms. */
 const PROBE_OVERHEAD_MS = 1000;
 
-export type ProbeVerdict = { ok: true; worstSecondMs: number; worstTickMs: number } | { ok: false; reason: string; busy?: boolean };
+/**
+ * `judged`: the verdict comes from the estimate (deterministic, cached); otherwise it comes from the wall
+ * clock or the sandbox's fate (timed out, lost, busy), depends on the moment, and is not cached.
+ */
+export type ProbeVerdict = { ok: true; worstSecondMs: number; worstTickMs: number } | { ok: false; reason: string; busy?: boolean; judged?: boolean };
 
 function worstTickLimitMs(tickBudgetMs: number): number {
   return Math.min(WORST_TICK_CEILING_MS, Math.max(WORST_TICK_BUDGETS * tickBudgetMs, WORST_TICK_FLOOR_MS));
@@ -72,6 +76,8 @@ export class ScenarioProbe {
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly cache = new Map<string, ProbeVerdict>();
+  /** Probes running or queued, by cache key: the same scenario asked for again shares the one answer. */
+  private readonly inflight = new Map<string, Promise<ProbeVerdict>>();
   private closed = false;
   /** Scenarios refused (too slow, timed out or broken), for /metrics. */
   refused = 0;
@@ -94,11 +100,13 @@ export class ScenarioProbe {
       this.cache.set(cacheKey, cached);
       return Promise.resolve(cached);
     }
+    const running = this.inflight.get(cacheKey);
+    if (running) return running;
     if (this.closed) return Promise.resolve({ ok: false, reason: "server is shutting down", busy: true });
     if (this.queue.length >= this.options.queueLimit) {
       return Promise.resolve({ ok: false, reason: "the scenario sandbox is busy; try again shortly", busy: true });
     }
-    return new Promise<ProbeVerdict>((resolve) => {
+    const answer = new Promise<ProbeVerdict>((resolve) => {
       const ticks = Math.max(1, Math.ceil(this.options.seconds * tickRate));
       const request: ProbeRequest = {
         id: this.nextId++,
@@ -114,13 +122,15 @@ export class ScenarioProbe {
         tickRate,
         tickBudgetMs,
         resolve: (verdict) => {
-          if (!verdict.ok && verdict.busy) return resolve(verdict);
-          this.remember(cacheKey, verdict);
+          this.inflight.delete(cacheKey);
+          if (verdict.ok || verdict.judged) this.remember(cacheKey, verdict);
           resolve(verdict);
         },
       });
       this.pump();
     });
+    this.inflight.set(cacheKey, answer);
+    return answer;
   }
 
   /** Stops the sandbox; queued probes are answered "shutting down". */
@@ -148,13 +158,17 @@ export class ScenarioProbe {
     });
     worker.unref();
     this.ready = false;
+    // Events of a worker that was replaced (timed out and terminated) are ignored.
     worker.on("message", (reply: ProbeReply) => {
+      if (this.worker !== worker) return;
       if (reply.type === "ready") {
         this.ready = true;
         this.pump();
       } else this.onResult(reply);
     });
-    worker.on("error", (err) => this.onWorkerLost(`the sandbox failed: ${err.message.slice(0, 120)}`));
+    worker.on("error", (err) => {
+      if (this.worker === worker) this.onWorkerLost(`the sandbox failed: ${err.message.slice(0, 120)}`);
+    });
     worker.on("exit", () => {
       if (this.worker === worker) this.onWorkerLost("the sandbox exited");
     });
@@ -194,7 +208,7 @@ export class ScenarioProbe {
     if (!running || running.request.id !== reply.id) return;
     if (reply.error !== undefined) {
       this.refused++;
-      this.finish({ ok: false, reason: `the world could not be built or stepped: ${reply.error}` });
+      this.finish({ ok: false, judged: true, reason: `the world could not be built or stepped: ${reply.error}` });
       return;
     }
     const budget = running.tickBudgetMs;
@@ -209,7 +223,7 @@ export class ScenarioProbe {
         worstTick > tickLimit
           ? `a tick costs ${worstTick.toFixed(1)} ms (limit ${tickLimit.toFixed(1)} ms)`
           : `a second of it costs ${secondMs.toFixed(0)} ms of CPU (budget ${secondBudget.toFixed(0)} ms)`;
-      this.finish({ ok: false, reason: `too expensive for this room's CPU budget: ${what}` });
+      this.finish({ ok: false, judged: true, reason: `too expensive for this room's CPU budget: ${what}` });
       return;
     }
     this.finish({ ok: true, worstSecondMs: secondMs, worstTickMs: worstTick });
