@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import { matchMaker, Server } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { MAX_CLIENT_FRAME_BYTES, ROOM_NAME } from "../shared/net/index.ts";
 import { adminRoutes } from "./admin/routes.ts";
@@ -124,7 +124,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
     // Two info lines per request would let any anonymous client grow the log as fast as it can send;
     // access logs belong to the reverse proxy. Errors and refusals (rate-limited) are still logged.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustProxyOption(options.trustProxy),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });

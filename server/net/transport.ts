@@ -45,6 +45,11 @@ import { connectionCounters } from "../metrics.ts";
  * states, messages, errors). The wrap is per socket (an own property), no prototype is touched.
  */
 
+/** A session id from a connection's URL, as the log shows it: the client wrote it, so it is cut short and quoted. */
+function loggable(sessionId: string | null | undefined): string {
+  return sessionId == null ? "?" : JSON.stringify(sessionId.slice(0, 32));
+}
+
 /** Unsent bytes allowed, in seconds of the client's own recent traffic. */
 export const BACKLOG_SECONDS = 2;
 /** Unsent bytes always allowed (join-time full states, quiet rooms), bytes. */
@@ -263,7 +268,7 @@ export function withConnectionGuard<Base extends TransportClass>(base: Base) {
     private closeForBacklog(g: Guarded, backlog: number, why: string): void {
       connectionCounters.backlogCloses++;
       const reason = `${BACKLOG_REASON} (${kib(backlog)} KiB unsent, ${why})`;
-      logger.warn(`client ${g.sessionId ?? "?"} closed (${CLOSE_BACKLOG}): ${reason}`);
+      logger.warn(`client ${loggable(g.sessionId)} closed (${CLOSE_BACKLOG}): ${reason}`);
       // ws' own close, not a per-socket wrapper: server/shutdown.ts terminates a socket 1 s after any
       // close, but a client closed for being ~2 s behind cannot have read the reason by then. It gets
       // the heartbeat's allowance instead (terminated after pingMaxRetries intervals without draining).
@@ -293,7 +298,7 @@ export function withConnectionGuard<Base extends TransportClass>(base: Base) {
           if (open && backlog > 0) {
             this.closeForBacklog(g, backlog, `no pong for ${g.missed} pings`);
           } else {
-            logger.info(`client ${g.sessionId ?? "?"} terminated: ${stalled ? `${kib(backlog)} KiB unsent` : "no pong"} for ${g.missed} heartbeats`);
+            logger.info(`client ${loggable(g.sessionId)} terminated: ${stalled ? `${kib(backlog)} KiB unsent` : "no pong"} for ${g.missed} heartbeats`);
             ws.terminate();
           }
         } else if (open) {

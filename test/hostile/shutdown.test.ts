@@ -4,7 +4,7 @@ import { Client, type Room } from "@colyseus/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { MSG_MOVE, MSG_SPAWN, MSG_WELCOME, RoomState } from "../../shared/net/index.ts";
 import { verifyReplay } from "../../server/replay/verify.ts";
-import { api, cleanupDirs, eventually, json, rawJoin, reserveSeat, spawnServer, stopAllServers, tempDir } from "./processes.ts";
+import { api, cleanupDirs, eventually, json, rawJoin, reserveSeat, spawnServer, stopAllServers, tempDir } from "../server/processes.ts";
 
 afterAll(async () => {
   await stopAllServers();

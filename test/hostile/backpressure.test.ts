@@ -8,8 +8,8 @@ import { BACKLOG_FLOOR_BYTES, BACKLOG_REASON, BACKLOG_SECONDS, transportTestHook
 import type { PhysicsRoom } from "../../server/rooms/physics-room.ts";
 import { CLOSE_BACKLOG, MSG_WELCOME, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
-import { createRoom, startTestServer, type TestServer } from "./helpers.ts";
-import { eventually } from "./processes.ts";
+import { createRoom, startTestServer, type TestServer } from "../server/helpers.ts";
+import { eventually } from "../server/processes.ts";
 
 /**
  * Clients that stop reading, over real loopback sockets: a raw `ws` client joins like the SDK does and
