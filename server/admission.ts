@@ -39,8 +39,34 @@ interface Refusals {
   suppressed: number;
 }
 
-/** Buckets kept per kind at most; idle full ones are forgotten first. */
+/**
+ * Addresses tracked per table at most. The tables are kept in least-recently-used order (a key touched
+ * moves to the end), so making room forgets the address idle the longest, in O(1): an attacker cycling
+ * through many /64s forgets mostly its own keys, never the ones in use right now.
+ */
 const MAX_TRACKED_ADDRESSES = 50_000;
+/** Refusal lines logged per second by the whole process at most, whatever the number of addresses. */
+const REFUSAL_LOG_LINES_PER_SECOND = 5;
+
+/** `map.get(key)`, moving the entry to the most recently used end. */
+function touch<V>(map: Map<string, V>, key: string): V | undefined {
+  const value = map.get(key);
+  if (value !== undefined) {
+    map.delete(key);
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Adds `key` as the most recently used entry, forgetting the least recently used one when full. */
+function insert<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= MAX_TRACKED_ADDRESSES) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+  map.set(key, value);
+  return value;
+}
 
 /** The key of a client address: IPv4 as is, IPv6 by its /64 (one subscriber's whole prefix). */
 export function addressKey(ip: string): string {
@@ -68,12 +94,7 @@ class RateLimiter {
   }
 
   take(key: string, now: number): boolean {
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      if (this.buckets.size >= MAX_TRACKED_ADDRESSES) this.forgetFull(now);
-      bucket = { tokens: this.burst, at: now };
-      this.buckets.set(key, bucket);
-    }
+    const bucket = touch(this.buckets, key) ?? insert(this.buckets, key, { tokens: this.burst, at: now });
     bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perMinute) / 60_000);
     bucket.at = now;
     if (bucket.tokens < 1) return false;
@@ -86,18 +107,6 @@ class RateLimiter {
     const bucket = this.buckets.get(key);
     if (!bucket) return 0;
     return Math.max(1, Math.ceil(((1 - bucket.tokens) * 60) / this.perMinute));
-  }
-
-  private forgetFull(now: number): void {
-    for (const [key, b] of this.buckets) {
-      if (b.tokens + ((now - b.at) * this.perMinute) / 60_000 >= this.burst) this.buckets.delete(key);
-    }
-    // Still full of busy addresses: drop the oldest (Map order is insertion order).
-    while (this.buckets.size >= MAX_TRACKED_ADDRESSES) {
-      const oldest = this.buckets.keys().next().value;
-      if (oldest === undefined) break;
-      this.buckets.delete(oldest);
-    }
   }
 }
 
@@ -121,6 +130,10 @@ export class Admission {
   private adminRooms = 0;
   /** Refusals by reason, for /metrics. */
   readonly refusedTotal = new Map<string, number>();
+  private logWindowStart = 0;
+  private logLinesInWindow = 0;
+  /** Refusals not logged since the last logged line (per-address interval or the process-wide budget). */
+  private suppressedProcessWide = 0;
 
   constructor(limits: AdmissionLimits, log: AdmissionLog) {
     this.limits = limits;
@@ -225,18 +238,23 @@ export class Admission {
 
   private refuse(address: string, reason: string, status: 400 | 429 | 503, message: string, retryAfterSeconds: number, now: number): AdmissionVerdict {
     this.refusedTotal.set(reason, (this.refusedTotal.get(reason) ?? 0) + 1);
-    let r = this.refusals.get(address);
-    if (!r) {
-      if (this.refusals.size >= MAX_TRACKED_ADDRESSES) this.refusals.clear();
-      r = { loggedAt: Number.NEGATIVE_INFINITY, suppressed: 0 };
-      this.refusals.set(address, r);
+    const r = touch(this.refusals, address) ?? insert(this.refusals, address, { loggedAt: Number.NEGATIVE_INFINITY, suppressed: 0 });
+    if (now - this.logWindowStart >= 1000) {
+      this.logWindowStart = now;
+      this.logLinesInWindow = 0;
     }
-    if (now - r.loggedAt >= this.limits.refusalLogSeconds * 1000) {
-      this.log.info({ address, reason, suppressedSinceLast: r.suppressed }, `admission refused: ${message}`);
+    if (now - r.loggedAt >= this.limits.refusalLogSeconds * 1000 && this.logLinesInWindow < REFUSAL_LOG_LINES_PER_SECOND) {
+      this.logLinesInWindow++;
+      this.log.info(
+        { address, reason, suppressedSinceLast: r.suppressed, suppressedProcessWide: this.suppressedProcessWide },
+        `admission refused: ${message}`,
+      );
       r.loggedAt = now;
       r.suppressed = 0;
+      this.suppressedProcessWide = 0;
     } else {
       r.suppressed++;
+      this.suppressedProcessWide++;
     }
     return { ok: false, status, message, retryAfterSeconds };
   }
