@@ -187,9 +187,9 @@ export class Admission {
     return OK;
   }
 
-  /** Refuses for a reason found elsewhere (the CPU probe, the process CPU share), with the same logging. */
-  refuseFor(address: string, reason: string, status: 400 | 429 | 503, message: string, retryAfterSeconds: number): AdmissionVerdict {
-    return this.refuse(address, reason, status, message, retryAfterSeconds, Date.now());
+  /** Counts and logs a refusal decided elsewhere (the scenario, the CPU probe, the process CPU share). */
+  refuseFor(address: string, reason: string, message: string): void {
+    this.refuse(address, reason, 400, message, 0, Date.now());
   }
 
   roomOpened(trusted: boolean): void {

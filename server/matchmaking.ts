@@ -1,10 +1,12 @@
 import { createAuthContext, matchMaker } from "@colyseus/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type Admission, type AdmissionVerdict, addressKey } from "./admission.ts";
-import { CREATOR_OPTION, type CreatorInfo, RoomRefusal, TRUST_OPTION } from "./rooms/physics-room.ts";
+import { CREATOR_OPTION, type CreatorInfo, TRUST_OPTION } from "./rooms/physics-room.ts";
 
 /** Matchmaking methods that hand out a seat. */
 const SEAT_METHODS = new Set(["create", "joinOrCreate", "join", "joinById", "reconnect"]);
+/** Retry-After of a refusal made while creating the room (server busy, server full), seconds. */
+const REFUSAL_RETRY_SECONDS = 5;
 /** A joinOrCreate body larger than this carries a scenario: it is charged as a creation before it is parsed. */
 const CREATION_BODY_BYTES = 16 * 1024;
 /**
@@ -106,10 +108,11 @@ export async function matchmakingRoutes(app: FastifyInstance, options: Matchmaki
         return reservation;
       } catch (e) {
         // Colyseus re-wraps an error thrown in onCreate as a ServerError with the same code and message, so
-        // a RoomRefusal arrives here with its HTTP status as the code (its retry hint does not survive).
-        const err = e as { code?: number; message?: string; retryAfterSeconds?: number };
+        // a RoomRefusal arrives here with its HTTP status as the code; its retry hint does not survive, and
+        // a flat REFUSAL_RETRY_SECONDS is sent instead.
+        const err = e as { code?: number; message?: string };
         const status = err.code === 429 || err.code === 503 ? err.code : 400;
-        return sendRefusal(reply, { ok: false, status, message: err.message ?? "matchmaking failed", retryAfterSeconds: e instanceof RoomRefusal ? e.retryAfterSeconds : status === 400 ? 0 : 5 });
+        return sendRefusal(reply, { ok: false, status, message: err.message ?? "matchmaking failed", retryAfterSeconds: status === 400 ? 0 : REFUSAL_RETRY_SECONDS });
       }
     },
   );

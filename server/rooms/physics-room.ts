@@ -117,15 +117,12 @@ export interface CreatorInfo {
 
 /**
  * A room creation refused for a reason the client should read (invalid scenario, rate, CPU budget). A
- * ServerError, so Colyseus does not print it as a crash; `status` is the HTTP status of the refusal.
+ * ServerError, so Colyseus does not print it as a crash; its code is the HTTP status of the refusal
+ * (Colyseus re-wraps it with the same code and message for the matchmaking route).
  */
 export class RoomRefusal extends ServerError {
-  readonly status: 400 | 429 | 503;
-  readonly retryAfterSeconds: number;
-  constructor(status: 400 | 429 | 503, message: string, retryAfterSeconds = 0) {
+  constructor(status: 400 | 429 | 503, message: string) {
     super(status, message);
-    this.status = status;
-    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -243,17 +240,17 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     const creator = (options as Record<string, unknown>)[CREATOR_OPTION] as CreatorInfo | undefined;
     const address = creator?.address ?? "local";
     const admission = roomConfig.admission;
-    const refuse = (status: 400 | 429 | 503, reason: string, message: string, retryAfterSeconds = 0): never => {
-      admission?.refuseFor(address, reason, status, message, retryAfterSeconds);
-      throw new RoomRefusal(status, message, retryAfterSeconds);
+    const refuse = (status: 400 | 429 | 503, reason: string, message: string): never => {
+      admission?.refuseFor(address, reason, message);
+      throw new RoomRefusal(status, message);
     };
     // Counted before this room: Colyseus adds it to stats.local once onCreate returns.
     if (matchMaker.stats.local.roomCount >= limits.maxRooms) {
-      throw new RoomRefusal(503, `server full: this process already hosts ${limits.maxRooms} rooms`, 10);
+      throw new RoomRefusal(503, `server full: this process already hosts ${limits.maxRooms} rooms`);
     }
     if (admission) {
       const verdict = trusted ? admission.createAdminRoom(limits.maxRooms) : admission.createPlayerRoom(address, limits.maxRooms, Date.now(), !creator?.charged);
-      if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message, verdict.retryAfterSeconds);
+      if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message);
     }
     const resolved = resolveScenario(options.scenario ?? d.scenario, "scenario", scenarioCaps(this.caps));
     if (!resolved.ok) return refuse(400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
@@ -278,7 +275,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
           503,
           "process-cpu",
           `server busy: its rooms use or have reserved ${Math.round(load)} ms of CPU per second, and a new player room reserves ${limits.playerRoomCpuMs} of the ${limits.playerRoomsCpuMs} player rooms may share`,
-          10,
         );
       }
     }
@@ -303,7 +299,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
           bodyCap,
         );
         if (!verdict.ok) {
-          if (verdict.busy) refuse(503, "probe-busy", verdict.reason, 2);
+          if (verdict.busy) refuse(503, "probe-busy", verdict.reason);
           refuse(400, "probe", `invalid scenario: scenario: ${verdict.reason}`);
         }
       }
