@@ -110,6 +110,9 @@ class RateLimiter {
   }
 }
 
+/** Presence channel on which rooms announce the sessions that connected to their reserved seats. */
+export const SEAT_USED_CHANNEL = "physics:seat-used";
+
 export type AdmissionVerdict = { ok: true } | { ok: false; status: 400 | 429 | 503; message: string; retryAfterSeconds: number };
 
 const OK: AdmissionVerdict = Object.freeze({ ok: true });
@@ -214,7 +217,17 @@ export class Admission {
     increment(this.pendingPerRoom, `${address}|${roomId}`, 1);
   }
 
-  /** The client holding `sessionId` connected (or the seat went away). */
+  /** Seats reserved and not yet connected to, now. */
+  pendingSeats(now = Date.now()): number {
+    this.expireSeats(now);
+    return this.pending.size;
+  }
+
+  /**
+   * The client holding `sessionId` connected (or the seat went away). The room announces it on
+   * SEAT_USED_CHANNEL: the process that reserved the seat (served the HTTP request) may not be the one
+   * hosting the room.
+   */
   seatUsed(sessionId: string): void {
     const entry = this.pending.get(sessionId);
     if (!entry) return;

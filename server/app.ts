@@ -16,7 +16,7 @@ import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
 import { ReplayStore } from "./replay/store.ts";
 import { withConnectionGuard } from "./net/transport.ts";
 import { DeadlineTransport } from "./shutdown.ts";
-import { Admission } from "./admission.ts";
+import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
 import { type ScenarioProbe, sharedScenarioProbe } from "./cpu/probe.ts";
 import { warmEngine } from "./cpu/warm-up.ts";
 import { matchmakingRoutes } from "./matchmaking.ts";
@@ -76,6 +76,8 @@ function admissionSeries(admission: Admission, probe: ScenarioProbe): string[] {
   const rooms = admission.rooms;
   out.push("# HELP physics_rooms_by_creator Rooms hosted, by who created them.", "# TYPE physics_rooms_by_creator gauge");
   out.push(`physics_rooms_by_creator{creator="player"} ${rooms.player}`, `physics_rooms_by_creator{creator="admin"} ${rooms.admin}`);
+  out.push("# HELP physics_admission_pending_seats Seats reserved through this process and not yet connected to.", "# TYPE physics_admission_pending_seats gauge");
+  out.push(`physics_admission_pending_seats ${admission.pendingSeats()}`);
   out.push("# HELP physics_probe_refused_total Player scenarios the sandbox probe refused (too slow, timed out or broken).", "# TYPE physics_probe_refused_total counter");
   out.push(`physics_probe_refused_total ${probe.refused}`);
   out.push("# HELP physics_probe_timeouts_total Sandbox probes stopped at their time limit.", "# TYPE physics_probe_timeouts_total counter");
@@ -186,6 +188,9 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
       transport.attachToServer(app.server);
       await app.listen({ port, host });
       await matchMaker.onReady;
+      await matchMaker.presence.subscribe(SEAT_USED_CHANNEL, (sessionId: unknown) => {
+        if (typeof sessionId === "string") admission.seatUsed(sessionId);
+      });
       await matchMaker.accept();
       await replayStore.start(matchMaker.presence, matchMaker.processId);
       if (options.redisUrl) stopSweep = startProcessSweep(limits.processCheckIntervalMs);

@@ -19,7 +19,7 @@ import {
 import type { RemovedBody } from "../../shared/engine/index.ts";
 import { pointNearBody, type RoomSettings, type RoomSettingsPatch, RoomSim } from "../../shared/sim/index.ts";
 import { resolveSettings } from "../../shared/engine/index.ts";
-import type { Admission } from "../admission.ts";
+import { type Admission, SEAT_USED_CHANNEL } from "../admission.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "../config.ts";
 import type { ScenarioProbe } from "../cpu/probe.ts";
 import { solverPasses } from "../cpu/cost-model.ts";
@@ -351,7 +351,9 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   override onJoin(client: Client, _options?: Record<string, unknown>): void {
+    // The seat may have been reserved through another process: every process hears it (and this one at once).
     roomConfig.admission?.seatUsed(client.sessionId);
+    void Promise.resolve(matchMaker.presence?.publish(SEAT_USED_CHANNEL, client.sessionId)).catch(() => {});
     this.sim.enqueue({ type: "join", session: client.sessionId });
     this.sendWelcome(client);
     this.metrics.clients = this.clients.length;

@@ -94,6 +94,10 @@ describe.skipIf(!hasNginx && process.env.CI !== "true")("two processes on Redis 
       playerLeft = code;
     });
     await eventually("the player's state", () => room.state.bodies.has("box") && room.state.bodies.has(`avatar-${room.sessionId}`));
+    // A reserved the seat (it served the request), B hosts the room: B's announcement over presence gives
+    // A's admission the seat back at once (not at its expiry, which only a later reservation would apply).
+    const pendingOnA = async () => Number(/^physics_admission_pending_seats (\d+)$/m.exec(await (await api(viaA, "GET", "/metrics", undefined, null)).text())?.[1]);
+    await eventually("A's pending seat released", async () => (await pendingOnA()) === 0, 3000);
     room.send(MSG_MOVE, { vx: 3, vz: 0 });
     room.send(MSG_SPAWN, { shape: "sphere", size: 0.3 });
     await eventually("the spawned ball", () => room.state.bodies.has("s1"));
