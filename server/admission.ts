@@ -29,6 +29,9 @@ export interface AdmissionLog {
   info(obj: object, msg: string): void;
 }
 
+/** Rooms this process hosts, by who created them (counted by whoever keeps the rooms). */
+export type RoomCounts = () => { player: number; admin: number };
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -128,9 +131,7 @@ export class Admission {
   /** The same, per address and room (`address|roomId`). */
   private readonly pendingPerRoom = new Map<string, number>();
   private readonly refusals = new Map<string, Refusals>();
-  /** Rooms this process hosts, by who created them. */
-  private playerRooms = 0;
-  private adminRooms = 0;
+  private readonly rooms: RoomCounts;
   /** Refusals by reason, for /metrics. */
   readonly refusedTotal = new Map<string, number>();
   private logWindowStart = 0;
@@ -138,9 +139,10 @@ export class Admission {
   /** Refusals not logged since the last logged line (per-address interval or the process-wide budget). */
   private suppressedProcessWide = 0;
 
-  constructor(limits: AdmissionLimits, log: AdmissionLog) {
+  constructor(limits: AdmissionLimits, log: AdmissionLog, rooms: RoomCounts) {
     this.limits = limits;
     this.log = log;
+    this.rooms = rooms;
     this.creations = new RateLimiter(limits.roomCreationsPerMinute, Math.max(3, Math.floor(limits.roomCreationsPerMinute / 5)));
     this.seats = new RateLimiter(limits.seatReservationsPerMinute, Math.max(3, Math.floor(limits.seatReservationsPerMinute / 3)));
   }
@@ -176,7 +178,8 @@ export class Admission {
    */
   createPlayerRoom(address: string, maxRooms: number, now = Date.now(), charge = true): AdmissionVerdict {
     const playerMax = Math.max(0, maxRooms - this.limits.adminRoomReserve);
-    if (this.playerRooms + this.adminRooms >= maxRooms || this.playerRooms >= playerMax) {
+    const { player, admin } = this.rooms();
+    if (player + admin >= maxRooms || player >= playerMax) {
       return this.refuse(address, "rooms-full", 503, `server full: this process hosts at most ${playerMax} player-created rooms`, 10, now);
     }
     return charge ? this.chargeCreation(address, now) : OK;
@@ -184,7 +187,8 @@ export class Admission {
 
   /** May the admin API create a room? Admin rooms may use the whole of MAX_ROOMS. */
   createAdminRoom(maxRooms: number): AdmissionVerdict {
-    if (this.playerRooms + this.adminRooms >= maxRooms) {
+    const { player, admin } = this.rooms();
+    if (player + admin >= maxRooms) {
       return { ok: false, status: 503, message: `server full: this process already hosts ${maxRooms} rooms`, retryAfterSeconds: 10 };
     }
     return OK;
@@ -193,20 +197,6 @@ export class Admission {
   /** Counts and logs a refusal decided elsewhere (the scenario, the CPU probe, the process CPU share). */
   refuseFor(address: string, reason: string, message: string): void {
     this.refuse(address, reason, 400, message, 0, Date.now());
-  }
-
-  roomOpened(trusted: boolean): void {
-    if (trusted) this.adminRooms++;
-    else this.playerRooms++;
-  }
-
-  roomClosed(trusted: boolean): void {
-    if (trusted) this.adminRooms = Math.max(0, this.adminRooms - 1);
-    else this.playerRooms = Math.max(0, this.playerRooms - 1);
-  }
-
-  get rooms(): { player: number; admin: number } {
-    return { player: this.playerRooms, admin: this.adminRooms };
   }
 
   /** A seat in `roomId` was handed out to `address` for `sessionId`. */

@@ -73,7 +73,7 @@ function trustProxyOption(value: string | number | undefined): string | boolean 
 function admissionSeries(admission: Admission, probe: ScenarioProbe): string[] {
   const out = ["# HELP physics_admission_refused_total Matchmaking requests refused, by reason.", "# TYPE physics_admission_refused_total counter"];
   for (const [reason, n] of admission.refusedTotal) out.push(`physics_admission_refused_total{reason="${reason}"} ${n}`);
-  const rooms = admission.rooms;
+  const rooms = PhysicsRoom.roomCounts();
   out.push("# HELP physics_rooms_by_creator Rooms hosted, by who created them.", "# TYPE physics_rooms_by_creator gauge");
   out.push(`physics_rooms_by_creator{creator="player"} ${rooms.player}`, `physics_rooms_by_creator{creator="admin"} ${rooms.admin}`);
   out.push("# HELP physics_admission_pending_seats Seats reserved through this process and not yet connected to.", "# TYPE physics_admission_pending_seats gauge");
@@ -113,7 +113,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   roomConfig.limits = limits;
   const replayStore = new ReplayStore(roomConfig.replayDir, limits.replayDirMaxBytes);
   roomConfig.replayStore = replayStore;
-  const admission = new Admission(limits, options.logger ? options.logger : SILENT_LOG);
+  const admission = new Admission(limits, options.logger ? options.logger : SILENT_LOG, () => PhysicsRoom.roomCounts());
   roomConfig.admission = admission;
   // One sandbox per process (its worker is unref'd and outlives any one server in tests).
   const probe = sharedScenarioProbe();

@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import type { RoomCpuBudget } from "./cpu/room-budget.ts";
 
 /**
  * Process-local metrics in Prometheus text format, written by hand (a handful of series does not need
@@ -119,11 +120,8 @@ export class RoomMetrics {
   removedBodies = 0;
   /** Tick schedule: tick-loop time, catch-up and skipped ticks (the room sets loop.stepMs). */
   readonly loop = new TickLoop();
-  /** CPU the room's ticks used in the last whole second, ms, against its budget (server/cpu/room-budget.ts). */
-  cpuMsPerSecond = 0;
-  cpuBudgetMs = 0;
-  /** Seconds the room spent over its CPU budget. */
-  cpuOverrunSeconds = 0;
+  /** The room's CPU budget: its use in the last whole second and its overrun seconds (set once the room ticks). */
+  cpu: Pick<RoomCpuBudget, "lastSecondMs" | "msPerSecond" | "overrunSeconds"> | null = null;
 
   constructor(roomId: string) {
     this.roomId = roomId;
@@ -267,11 +265,11 @@ export function renderMetrics(): string {
   out.push("# HELP physics_patch_encode_ms_total Time encoding and sending patches, milliseconds.", "# TYPE physics_patch_encode_ms_total counter");
   for (const m of all) out.push(`physics_patch_encode_ms_total{room="${label(m.roomId)}"} ${m.patchMs}`);
   out.push("# HELP physics_room_cpu_ms_per_second CPU the room's ticks used in the last second, milliseconds per second.", "# TYPE physics_room_cpu_ms_per_second gauge");
-  for (const m of all) out.push(`physics_room_cpu_ms_per_second{room="${label(m.roomId)}"} ${m.cpuMsPerSecond}`);
+  for (const m of all) out.push(`physics_room_cpu_ms_per_second{room="${label(m.roomId)}"} ${m.cpu?.lastSecondMs ?? 0}`);
   out.push("# HELP physics_room_cpu_budget_ms_per_second The room's CPU budget, milliseconds per second.", "# TYPE physics_room_cpu_budget_ms_per_second gauge");
-  for (const m of all) out.push(`physics_room_cpu_budget_ms_per_second{room="${label(m.roomId)}"} ${m.cpuBudgetMs}`);
+  for (const m of all) out.push(`physics_room_cpu_budget_ms_per_second{room="${label(m.roomId)}"} ${m.cpu?.msPerSecond ?? 0}`);
   out.push("# HELP physics_room_cpu_overrun_seconds_total Seconds the room spent over its CPU budget.", "# TYPE physics_room_cpu_overrun_seconds_total counter");
-  for (const m of all) out.push(`physics_room_cpu_overrun_seconds_total{room="${label(m.roomId)}"} ${m.cpuOverrunSeconds}`);
+  for (const m of all) out.push(`physics_room_cpu_overrun_seconds_total{room="${label(m.roomId)}"} ${m.cpu?.overrunSeconds ?? 0}`);
   out.push("# HELP physics_rooms_over_budget_total Player rooms slowed, closed or recovered for their CPU budget.", "# TYPE physics_rooms_over_budget_total counter");
   for (const [action, n] of Object.entries(budgetActions)) out.push(`physics_rooms_over_budget_total{action="${action}"} ${n}`);
   if (extraSeries) out.push(...extraSeries());

@@ -23,7 +23,7 @@ import { type Admission, SEAT_USED_CHANNEL } from "../admission.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "../config.ts";
 import type { ScenarioProbe } from "../cpu/probe.ts";
 import { solverPasses } from "../cpu/cost-model.ts";
-import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
+import { type BudgetAction, type BudgetState, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
 import { countBudgetAction, RoomMetrics, registerRoomMetrics, unregisterRoomMetrics } from "../metrics.ts";
 import { DEFAULT_REPLAY_DIR, ReplayRecorder } from "../replay/recorder.ts";
 import type { ReplayStore } from "../replay/store.ts";
@@ -184,8 +184,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   /** Why the room is closing, when it closes itself (the replay's end line). */
   private closeReason: string | null = null;
   private lastOverrunLog = 0;
-  /** The room counted itself in the admission's room counts (undone in onDispose). */
-  private admitted = false;
   /** Wall-clock ms the room took its place (its probation in the process share starts then). */
   private startedAt = 0;
   /** onCreate finished: the room ticks (load shedding only acts on such rooms). */
@@ -193,6 +191,13 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
 
   /** Rooms of this process that are running (for the process CPU share and load shedding). */
   private static readonly live = new Set<PhysicsRoom>();
+
+  /** Rooms of this process by who created them (the admission's room counts). */
+  static roomCounts(): { player: number; admin: number } {
+    let admin = 0;
+    for (const room of PhysicsRoom.live) if (room.trusted) admin++;
+    return { player: PhysicsRoom.live.size - admin, admin };
+  }
 
   /**
    * CPU the process's rooms count against PLAYER_ROOMS_CPU_MS, ms per second: what each used in its last
@@ -282,8 +287,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     // reservation in the process share) before its first await, so concurrent creations see it. If it is
     // refused later, Colyseus disposes it and onDispose gives the place back.
     this.budget = new RoomCpuBudget(trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, settings.tickRate, !trusted);
-    admission?.roomOpened(trusted);
-    this.admitted = admission !== null;
     this.startedAt = Date.now();
     PhysicsRoom.live.add(this);
     // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
@@ -340,7 +343,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.onMessage(MSG_SPAWN, (client, payload) => this.handleInput(client, MSG_SPAWN, payload));
     this.onMessage(MSG_IMPULSE, (client, payload) => this.handleInput(client, MSG_IMPULSE, payload));
     this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}"`));
-    this.metrics.cpuBudgetMs = this.budget.msPerSecond;
+    this.metrics.cpu = this.budget;
     this.seatReservationTimeout = limits.seatReservationSeconds;
     this.setFixedTimestep(() => this.tickOnce(), this.sim.world.settings.tickRate);
     this.metrics.loop.stepMs = 1000 / this.sim.world.settings.tickRate;
@@ -459,8 +462,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   override async onDispose(): Promise<void> {
     PhysicsRoom.live.delete(this);
     unregisterRoomMetrics(this.roomId);
-    if (this.admitted) roomConfig.admission?.roomClosed(this.trusted);
-    this.admitted = false;
     const reason = this.closeReason ?? (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose");
     await this.recorder?.close(this.sim, reason);
     roomConfig.replayStore?.unregister(this.roomId);
@@ -564,8 +565,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.metrics.observeTick(t1 - t0);
     this.metrics.loop.observe(this.clock, t0, t1);
     const action = this.budget.charge(t1 - t0, Date.now());
-    this.metrics.cpuMsPerSecond = this.budget.lastSecondMs;
-    this.metrics.cpuOverrunSeconds = this.budget.overrunSeconds;
     if (action !== "none") this.onBudgetAction(action);
     else if (!this.budget.enforce && this.budget.lastSecondMs > this.budget.msPerSecond) this.logAdminOverrun();
   }
@@ -846,7 +845,7 @@ export interface RoomInfo {
   cpu: {
     msPerSecond: number;
     budgetMsPerSecond: number;
-    state: "normal" | "slowed" | "closed";
+    state: BudgetState;
     enforced: boolean;
     overrunSeconds: number;
   };
