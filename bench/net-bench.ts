@@ -84,8 +84,7 @@ async function measure(
   };
   let keepAlive: Room<unknown, RoomState> | null = null;
   if (opts.settleSeconds) {
-    // Keep the room alive while it settles without any client receiving bytes we count.
-    server.adminKeepAlive();
+    // Settles with nobody in it (an admin room waits ADMIN_ROOM_IDLE_SECONDS empty), so no client receives bytes we count.
     await waitUntil(() => server.sim.tick >= opts.settleSeconds! * 60 && server.sim.world.awakeBodyCount === 0, 60_000);
   }
   const client = new Client(url);

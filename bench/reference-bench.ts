@@ -1,6 +1,9 @@
 /**
- * Reference benchmark: the same scenes in every registered engine (cannon-es, Rapier, later ours),
- * each (scene, engine, run) in a fresh Node process, medians of the runs in one Markdown table.
+ * Reference benchmark: the same scenes in every registered engine (cannon-es, Rapier in two builds:
+ * `rapier` = @dimforge/rapier3d-compat, WASM, and `rapier-simd` = @dimforge/rapier3d-simd-compat, WASM
+ * SIMD, one adapter with the same settings for both; and ours), each (scene, engine, run) in a fresh
+ * Node process, medians of the runs in one Markdown table, with ours' ms/step divided by each
+ * reference's (ours/rapier, ours/rapier-simd, ours/cannon).
  *
  * Run (no npm needed; Node 24 from node_modules):
  *   ./node_modules/.bin/node bench/reference-bench.ts [--quick] [--runs N] [--scenes a,b] [--engines x,y]
@@ -9,14 +12,15 @@
  *   --quick       fewer steps (smoke test; timings and outcomes are then NOT comparable to the anchors)
  *   --scenes a,b  only these scenes (registry names: stack10, pyramid20, pile1000, rain2000,
  *                 failure-lab) or case names (e.g. pile1000-sleep)
- *   --engines x,y only these engines (names in bench/adapters/index.ts; default cannon-es,rapier[,ours])
+ *   --engines x,y only these engines (names in bench/adapters/index.ts; default
+ *                 cannon-es,rapier,rapier-simd,ours)
  *
  * Full run: about 6-8 minutes on the 2-core machine, almost all of it cannon-es.
  * Timing: only `engine.step()` is timed (performance.now() around it); see each case's window.
  */
 import { fileURLToPath } from "node:url";
 import type { Scenario } from "../shared/scenarios/format.ts";
-import { createEngine, DEFAULT_ENGINES, ENGINES } from "./adapters/index.ts";
+import { createEngine, DEFAULT_ENGINES, ENGINES, REFERENCE_ENGINES } from "./adapters/index.ts";
 import {
   type Aggregate,
   aggregate,
@@ -184,7 +188,7 @@ interface Row {
   metric: (steps: number, agg: Aggregate | undefined) => string;
   key: string;
   kind: Kind;
-  /** physics-anchors.md, "cannon-es / rapier3d-compat". */
+  /** Reference numbers measured earlier for cannon-es / rapier3d-compat on this scene (none for the SIMD build). */
   anchor: string;
 }
 
@@ -296,10 +300,11 @@ function main(): void {
   });
   const agg = aggregate(results);
 
-  // Column layout: the two references and "ours" always (empty until ours is registered), any other
-  // requested engine after them, then ours' ratios, then the anchors.
-  const columns = [...new Set(["cannon-es", "rapier", "ours", ...engines])];
-  const headers = ["scene", "metric", ...columns, "ours/rapier", "ours/cannon", "anchors: cannon / rapier"];
+  // Column layout: the references and "ours" always ("n/a" when not run), any other requested engine
+  // after them, then ours' ratio to each reference, then the anchors.
+  const columns = [...new Set(["cannon-es", "rapier", "rapier-simd", "ours", ...engines])];
+  const ratioHeaders = REFERENCE_ENGINES.map((e) => `ours/${e === "cannon-es" ? "cannon" : e}`);
+  const headers = ["scene", "metric", ...columns, ...ratioHeaders, "anchors: cannon / rapier"];
   const align = headers.map((_, i) => (i >= 2 && i < headers.length - 1 ? "right" : "left") as "left" | "right");
   const rows: string[][] = [];
   const selected = new Set(cases.map((c) => c.name));
@@ -313,8 +318,7 @@ function main(): void {
       row.scene,
       row.metric(steps, any),
       ...columns.map((e) => (engines.includes(e) ? cell(row.kind, byEngine?.get(e), row.key) : "n/a")),
-      ratio(row.kind, byEngine?.get("ours"), byEngine?.get("rapier"), row.key),
-      ratio(row.kind, byEngine?.get("ours"), byEngine?.get("cannon-es"), row.key),
+      ...REFERENCE_ENGINES.map((e) => ratio(row.kind, byEngine?.get("ours"), byEngine?.get(e), row.key)),
       row.anchor,
     ]);
   }
@@ -328,8 +332,7 @@ function main(): void {
         const differ = cases.filter((c) => agg.get(c.name)?.get(e)?.same.hash === false).map((c) => c.name);
         return differ.length === 0 ? "yes" : `no: ${differ.join(",")}`;
       }),
-      "",
-      "",
+      ...REFERENCE_ENGINES.map(() => ""),
       "identical / identical",
     ]);
   }
@@ -343,8 +346,8 @@ function main(): void {
   printTable(headers, rows, align);
   process.stdout.write(
     "\nx = bullet centre's distance along its path after the last step. CCD on = every dynamic body gets CCD " +
-      "(world.ccd); Rapier 0.21 then lets the bullet through a CCD-enabled dynamic wall (dimforge/rapier#984), " +
-      "with CCD on the bullet only it stops. cannon-es has no CCD.\n",
+      "(world.ccd); Rapier (0.21, and the 0.20 SIMD build) then lets the bullet through a CCD-enabled dynamic " +
+      "wall (dimforge/rapier#984), with CCD on the bullet only it stops. cannon-es has no CCD.\n",
   );
   if (failures.length > 0) {
     process.stdout.write(`\n${failures.length} run(s) failed:\n`);

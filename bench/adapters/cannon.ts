@@ -17,7 +17,7 @@ import type { BenchEngine } from "./types.ts";
  * cannon-es 0.20 reference adapter.
  *
  * Settings a typical user has: `new World()` with its defaults: GSSolver with 10 iterations,
- * NaiveBroadphase (O(n^2) pair test; the default, and what physics-anchors.md measured: see
+ * NaiveBroadphase (O(n^2) pair test; the default, and what our earlier reference measurements used: see
  * `broadphase` below for SAP), no CCD (cannon-es has none), quaternion normalisation every step.
  * `world.step(dt)` with a single argument: exactly one internal step, no accumulator/interpolation.
  *
@@ -30,7 +30,7 @@ import type { BenchEngine } from "./types.ts";
  * Damping: when a body gives linearDamping/angularDamping it is converted so the per-step factor
  * matches ours (ours v *= 1/(1 + h c), cannon-es v *= (1 - d)^h, so d = 1 - (1 + h c)^(-1/h)). When
  * the scenario leaves it out, cannon-es keeps its own default 0.01 (a typical user's setting, and what
- * physics-anchors.md measured: with it stack10 sleeps at step 211 and drifts 15.9 m exactly as there;
+ * our earlier reference measurements used: with it stack10 sleeps at step 211 and drifts 15.9 m exactly as there;
  * with 0 it is 208 and 11 m). The built-in scenes give no damping; Rapier's default is 0 like ours.
  *
  * Sleeping: `world.allowSleep = opts.sleep`, body sleep parameters at cannon-es defaults

@@ -1,4 +1,4 @@
-import type { World } from "../../shared/engine/index.ts";
+import { BodyTypeCode, type World } from "../../shared/engine/index.ts";
 import type { Scenario } from "../../shared/scenarios/format.ts";
 import { loadScenario } from "../../shared/scenarios/index.ts";
 import type { BenchEngine } from "./types.ts";
@@ -38,9 +38,9 @@ export class OurEngine implements BenchEngine {
   }
 
   dynamicCount(): number {
-    const b = this.world!.bodies;
+    const b = this.world!.view();
     let n = 0;
-    for (let s = 0; s < b.slotCount; s++) if (b.alive[s] && b.type[s] === 2) n++;
+    for (let s = 0; s < b.slotCount; s++) if (b.alive[s] && b.type[s] === BodyTypeCode.DYNAMIC) n++;
     return n;
   }
 

@@ -1,21 +1,134 @@
-import RAPIER from "@dimforge/rapier3d-compat";
+import type RapierCompat from "@dimforge/rapier3d-compat";
+import type RapierSimdCompat from "@dimforge/rapier3d-simd-compat";
 import type { Scenario } from "../../shared/scenarios/format.ts";
 import { bodyMass, frictionOf, resolveWorld, restitutionOf, unitRotation, vec } from "./common.ts";
 import type { BenchEngine } from "./types.ts";
 
-let ready: Promise<void> | null = null;
-/** Loads the WASM module once per process. */
-export function initRapier(): Promise<void> {
-  if (!ready) ready = RAPIER.init();
-  return ready;
+// The part of a Rapier JS module the adapter uses, written out so that both builds (different packages
+// and versions, whose classes are nominally distinct) are checked against one shape. The module's own
+// classes come in as type parameters: BD its RigidBodyDesc, CD its ColliderDesc, B its RigidBody.
+interface RVec {
+  x: number;
+  y: number;
+  z: number;
+}
+interface RQuat extends RVec {
+  w: number;
+}
+interface RBodyDesc {
+  setTranslation(x: number, y: number, z: number): unknown;
+  setRotation(q: RQuat): unknown;
+  setLinvel(x: number, y: number, z: number): unknown;
+  setAngvel(v: RVec): unknown;
+  setLinearDamping(damping: number): unknown;
+  setAngularDamping(damping: number): unknown;
+  setCcdEnabled(enabled: boolean): unknown;
+  setCanSleep(canSleep: boolean): unknown;
+}
+interface RColliderDesc {
+  setFriction(friction: number): unknown;
+  setFrictionCombineRule(rule: number): unknown;
+  setRestitution(restitution: number): unknown;
+  setRestitutionCombineRule(rule: number): unknown;
+  setMass(mass: number): unknown;
+  setDensity(density: number): unknown;
+}
+interface RBody {
+  translation(): RVec;
+  rotation(): RQuat;
+  isSleeping(): boolean;
+}
+/** Integration parameters set explicitly, so both builds are known to run with the same ones. */
+interface RIntegrationParameters {
+  numSolverIterations: number;
+  numInternalPgsIterations: number;
+  normalizedAllowedLinearError: number;
+  normalizedPredictionDistance: number;
+  lengthUnit: number;
+  maxCcdSubsteps: number;
+}
+interface RWorld<BD, CD, B> {
+  timestep: number;
+  /** contact_natural_frequency is write-only in Rapier's API (no getter). */
+  integrationParameters: RIntegrationParameters & { contact_natural_frequency: number };
+  createRigidBody(desc: BD): B;
+  createCollider(desc: CD, parent: B): unknown;
+  step(): void;
+  free(): void;
+}
+/** A Rapier 3D JS module: `@dimforge/rapier3d-compat` or `@dimforge/rapier3d-simd-compat`. */
+interface RapierModule<BD extends RBodyDesc, CD extends RColliderDesc, B extends RBody> {
+  init(): Promise<void>;
+  version(): string;
+  World: new (gravity: RVec) => RWorld<BD, CD, B>;
+  RigidBodyDesc: { dynamic(): BD; kinematicVelocityBased(): BD; fixed(): BD };
+  ColliderDesc: { ball(radius: number): CD; cuboid(hx: number, hy: number, hz: number): CD };
+  CoefficientCombineRule: { Multiply: number; Max: number };
 }
 
+/** One Rapier build: its engine name and its package, imported and initialised on first use. */
+export interface RapierBuild<BD extends RBodyDesc, CD extends RColliderDesc, B extends RBody> {
+  /** Engine name (table column, `--engines` value). */
+  readonly name: string;
+  /** Imports the package and loads its WASM module, once per process. */
+  init(): Promise<RapierModule<BD, CD, B>>;
+}
+
+function rapierBuild<BD extends RBodyDesc, CD extends RColliderDesc, B extends RBody>(
+  name: string,
+  importModule: () => Promise<RapierModule<BD, CD, B>>,
+): RapierBuild<BD, CD, B> {
+  let ready: Promise<RapierModule<BD, CD, B>> | null = null;
+  return {
+    name,
+    init: () => {
+      ready ??= importModule().then(async (R) => {
+        await R.init();
+        return R;
+      });
+      return ready;
+    },
+  };
+}
+
+/** @dimforge/rapier3d-compat: WASM, no SIMD. */
+export const RAPIER_COMPAT = rapierBuild<RapierCompat.RigidBodyDesc, RapierCompat.ColliderDesc, RapierCompat.RigidBody>(
+  "rapier",
+  async () => (await import("@dimforge/rapier3d-compat")).default,
+);
+/** @dimforge/rapier3d-simd-compat: WASM with the 128-bit SIMD instructions (the same Rust code). */
+export const RAPIER_SIMD_COMPAT = rapierBuild<
+  RapierSimdCompat.RigidBodyDesc,
+  RapierSimdCompat.ColliderDesc,
+  RapierSimdCompat.RigidBody
+>("rapier-simd", async () => (await import("@dimforge/rapier3d-simd-compat")).default);
+
 /**
- * @dimforge/rapier3d-compat 0.21 (WASM, non-SIMD) reference adapter.
+ * The integration parameters both builds run with, set explicitly on every world: Rapier 0.21's defaults
+ * (4 solver iterations, 1 internal PGS iteration, lengthUnit 1, ...), which 0.20 shares. Setting them
+ * instead of relying on each build's defaults keeps the two columns on the same settings if a future
+ * version changes a default. `contact_natural_frequency` (30 Hz, Rapier's default) has no getter, so it
+ * is set but not read back; the derived `contact_erp` is equal in both builds.
+ */
+export const RAPIER_PARAMS: Readonly<RIntegrationParameters> = {
+  numSolverIterations: 4,
+  numInternalPgsIterations: 1,
+  normalizedAllowedLinearError: 0.005,
+  normalizedPredictionDistance: 0.02,
+  lengthUnit: 1,
+  maxCcdSubsteps: 1,
+};
+const CONTACT_NATURAL_FREQUENCY = 30;
+
+/**
+ * Rapier reference adapter (WASM), one class for both builds: `new RapierEngine(RAPIER_COMPAT)` is
+ * @dimforge/rapier3d-compat 0.21 (non-SIMD), `new RapierEngine(RAPIER_SIMD_COMPAT)` is
+ * @dimforge/rapier3d-simd-compat 0.20 (WASM SIMD; no 0.21 of it is published). Everything below is the
+ * same for both: the scene, the integration parameters, the material and mass mapping.
  *
  * Settings a typical user has: `new World(gravity)` with the default IntegrationParameters (4 solver
- * iterations, 1 internal PGS iteration, lengthUnit 1), `world.timestep = 1/tickRate`, one
- * `world.step()` per tick with no event queue.
+ * iterations, 1 internal PGS iteration, lengthUnit 1; written out in RAPIER_PARAMS),
+ * `world.timestep = 1/tickRate`, one `world.step()` per tick with no event queue.
  *
  * Friction: our rule is sqrt(muA * muB). Rapier has no geometric mean, but it has Multiply, so each
  * collider gets friction sqrt(mu) with CoefficientCombineRule.Multiply: sqrt(muA) * sqrt(muB) =
@@ -31,26 +144,38 @@ export function initRapier(): Promise<void> {
  * `opts.sleep === false` every body gets `setCanSleep(false)`.
  * CCD: `setCcdEnabled(true)` on dynamic bodies only when `scenario.world.ccd === true`.
  */
-export class RapierEngine implements BenchEngine {
-  name = "rapier";
-  private world: RAPIER.World | null = null;
-  private byId = new Map<string, RAPIER.RigidBody>();
-  private dynamics: RAPIER.RigidBody[] = [];
+export class RapierEngine<BD extends RBodyDesc, CD extends RColliderDesc, B extends RBody> implements BenchEngine {
+  readonly name: string;
+  private world: RWorld<BD, CD, B> | null = null;
+  private byId = new Map<string, B>();
+  private dynamics: B[] = [];
+  private readonly build: RapierBuild<BD, CD, B>;
+
+  constructor(build: RapierBuild<BD, CD, B>) {
+    this.build = build;
+    this.name = build.name;
+  }
 
   async load(scenario: Scenario, opts: { sleep: boolean }): Promise<void> {
-    await initRapier();
+    const R = await this.build.init();
     this.dispose();
     const w = resolveWorld(scenario);
-    const world = new RAPIER.World({ x: w.gravity[0], y: w.gravity[1], z: w.gravity[2] });
+    const world = new R.World({ x: w.gravity[0], y: w.gravity[1], z: w.gravity[2] });
     world.timestep = w.dt;
+    const ip = world.integrationParameters;
+    Object.assign(ip, RAPIER_PARAMS);
+    ip.contact_natural_frequency = CONTACT_NATURAL_FREQUENCY;
+    for (const [k, v] of Object.entries(RAPIER_PARAMS) as [keyof RIntegrationParameters, number][]) {
+      if (ip[k] !== Math.fround(v)) throw new Error(`${this.name} ${R.version()}: integrationParameters.${k} = ${ip[k]}, not ${v}`);
+    }
 
     for (const def of scenario.bodies) {
       const desc =
         def.type === "dynamic"
-          ? RAPIER.RigidBodyDesc.dynamic()
+          ? R.RigidBodyDesc.dynamic()
           : def.type === "kinematic"
-            ? RAPIER.RigidBodyDesc.kinematicVelocityBased()
-            : RAPIER.RigidBodyDesc.fixed();
+            ? R.RigidBodyDesc.kinematicVelocityBased()
+            : R.RigidBodyDesc.fixed();
       const q = unitRotation(def);
       desc.setTranslation(def.position[0], def.position[1], def.position[2]);
       desc.setRotation({ x: q[0], y: q[1], z: q[2], w: q[3] });
@@ -70,12 +195,12 @@ export class RapierEngine implements BenchEngine {
 
       const cd =
         def.shape.type === "sphere"
-          ? RAPIER.ColliderDesc.ball(def.shape.radius)
-          : RAPIER.ColliderDesc.cuboid(def.shape.halfExtents[0], def.shape.halfExtents[1], def.shape.halfExtents[2]);
+          ? R.ColliderDesc.ball(def.shape.radius)
+          : R.ColliderDesc.cuboid(def.shape.halfExtents[0], def.shape.halfExtents[1], def.shape.halfExtents[2]);
       cd.setFriction(Math.sqrt(frictionOf(def)));
-      cd.setFrictionCombineRule(RAPIER.CoefficientCombineRule.Multiply);
+      cd.setFrictionCombineRule(R.CoefficientCombineRule.Multiply);
       cd.setRestitution(restitutionOf(def));
-      cd.setRestitutionCombineRule(RAPIER.CoefficientCombineRule.Max);
+      cd.setRestitutionCombineRule(R.CoefficientCombineRule.Max);
       if (def.type === "dynamic") {
         if (def.mass !== undefined) cd.setMass(bodyMass(def));
         else cd.setDensity(def.density ?? 1);
@@ -92,9 +217,9 @@ export class RapierEngine implements BenchEngine {
     this.world!.step();
   }
 
-  private body(id: string): RAPIER.RigidBody {
+  private body(id: string): B {
     const b = this.byId.get(id);
-    if (!b) throw new Error(`rapier adapter: no body "${id}"`);
+    if (!b) throw new Error(`${this.name} adapter: no body "${id}"`);
     return b;
   }
 

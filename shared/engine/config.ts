@@ -17,11 +17,16 @@ export const DEFAULT_SETTINGS: Readonly<WorldSettings> = Object.freeze({
     slop: 0,
     percent: 0.2,
     iterations: 1,
-    // Box2D v3 uses 30 Hz with damping ratio 10; measured on stack10/pyramid20, 45 Hz with ratio 3 sags
-    // half as much (11 mm vs 26 mm over stack10) and drifts less (3 mm vs 8 mm) while piles stay calm.
+    // Box2D v3 uses 30 Hz with damping ratio 10; measured on stack10/pyramid20, 45 Hz sags half as much
+    // (11 mm vs 26 mm over stack10) and drifts less (3 mm vs 8 mm). The damping ratio trades pile calm
+    // against pyramid drift and coarse-step stability: with 3, landing boxes bounce off the soft contacts
+    // and tall stacks sway for seconds (pile1000 fell asleep at step 799 and shed boxes at 13 m/s); with
+    // 8, pile1000 sleeps at step 350 (five other seeds of it: 332-407) and pyramid20's top drifts 1.3 mm
+    // (0.6 mm with 3; Rapier: 3.1 mm); 10 and above made a restitution-1 stack at 10 Hz gain energy until
+    // it flew apart (8 and below hold it at exactly its start energy for 60 s).
     // Static contacts use twice the stiffness; both are capped by the sub-step rate.
     contactHertz: 45,
-    dampingRatio: 3,
+    dampingRatio: 8,
     maxPushVelocity: 3,
   }),
   restitutionThreshold: 1,
@@ -62,6 +67,22 @@ export const BODY_DEFAULTS = Object.freeze({
   linearDamping: 0,
   angularDamping: 0,
   density: 1,
+});
+
+/**
+ * Ranges of the per-body material values, inclusive: what the World's material setters accept and what
+ * scenario validation allows in body definitions (one source for both).
+ */
+export const MATERIAL_LIMITS = Object.freeze({
+  /** Friction coefficient ceiling (real materials stay below ~1.5). */
+  maxFriction: 2,
+  /** Restitution is a fraction of the closing speed: 0..1. */
+  maxRestitution: 1,
+  /**
+   * Linear and angular damping ceiling, 1/s: a 10 ms time constant, a 0.1 m/s terminal fall speed at
+   * 9.81 m/s² (1e308 froze a falling ball in place).
+   */
+  maxDamping: 100,
 });
 
 /** Contact generation and solver constants that are not per-world settings. */

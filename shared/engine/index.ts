@@ -1,6 +1,24 @@
-/** The engine's only public surface: the world, its definitions and settings. */
-export { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS, resolveSettings } from "./config.ts";
+/**
+ * The engine's only public surface: the world, its definitions and settings.
+ *
+ * - Bodies are created from plain definitions (BodyDef) and addressed by handles (`World.createBody`,
+ *   `handleOf(id)`); everything about a body is read and changed through the World's methods:
+ *   get/set pose and velocities, impulses, kinematic and character moves, materials (setFriction,
+ *   setRestitution, setLinearDamping, setAngularDamping and their getters, validated against
+ *   MATERIAL_LIMITS), getAabb, getBoundingRadius.
+ * - Queries: `raycast`, and `queryAabb(min, max, out | visit)` over the broad phase's grid, results
+ *   in ascending slot order (deterministic).
+ * - `world.view()`: a read-only, zero-copy BodyView of every body's arrays by slot, for readers that walk
+ *   all bodies each tick (state sync, hashing). The types forbid writes. It stays valid until the next
+ *   createBody or removeBody (the arrays may be reallocated when the world grows); take a new one after.
+ *   `type` and `shape` hold BodyTypeCode and ShapeTypeCode values.
+ * - The world's stores (body store, contacts, broad phase) are private. Engine tests that need them use
+ *   `worldInternals` from internal.ts, which is not part of this surface.
+ */
+export { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS, MATERIAL_LIMITS, resolveSettings } from "./config.ts";
+export { BodyTypeCode, ShapeTypeCode } from "./types.ts";
 export type {
+  Aabb,
   BodyDef,
   BodyType,
   BoxShapeDef,
@@ -14,6 +32,7 @@ export type {
   WorldSettings,
   WorldSettingsPatch,
 } from "./types.ts";
+export type { BodyView, ReadonlyNumberArray } from "./world/body-view.ts";
 export type { CharacterMoveOptions, CharacterMoveResult } from "./world/character.ts";
 export { shapeInertia, shapeVolume } from "./dynamics/mass.ts";
 export type { StepProfile } from "./world/profile.ts";

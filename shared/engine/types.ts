@@ -11,6 +11,17 @@ export type QuatTuple = [number, number, number, number];
 
 export type BodyType = "static" | "kinematic" | "dynamic";
 
+/**
+ * Numeric body type codes, as stored per slot (BodyView.type) and carried by the network schema. The
+ * definitions above use the names; these are for readers of the engine's arrays.
+ */
+export const BodyTypeCode = Object.freeze({ STATIC: 0, KINEMATIC: 1, DYNAMIC: 2 } as const);
+export type BodyTypeCode = (typeof BodyTypeCode)[keyof typeof BodyTypeCode];
+
+/** Numeric shape codes, as stored per slot (BodyView.shape). */
+export const ShapeTypeCode = Object.freeze({ SPHERE: 0, BOX: 1 } as const);
+export type ShapeTypeCode = (typeof ShapeTypeCode)[keyof typeof ShapeTypeCode];
+
 export interface SphereShapeDef {
   type: "sphere";
   /** Radius in metres, > 0. */
@@ -76,6 +87,12 @@ export interface PositionCorrectionSettings {
   dampingRatio: number;
   /** Largest velocity the soft bias may use to push bodies apart, m/s (soft only). */
   maxPushVelocity: number;
+}
+
+/** An axis-aligned box, metres. */
+export interface Aabb {
+  min: Vec3Tuple;
+  max: Vec3Tuple;
 }
 
 export interface WorldBounds {

@@ -1,4 +1,4 @@
-import { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS } from "../engine/config.ts";
+import { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS, MATERIAL_LIMITS } from "../engine/config.ts";
 import { shapeVolume } from "../engine/dynamics/mass.ts";
 import type {
   BodyDef,
@@ -70,13 +70,10 @@ export const PHYSICAL_LIMITS = Object.freeze({
   maxDensity: 1e5,
   /** Heaviest over lightest dynamic body of one scenario (a common solver stability guideline). */
   maxMassRatio: 1e6,
-  /** Friction coefficient ceiling (real materials stay below ~1.5). */
-  maxFriction: 2,
-  /**
-   * Linear and angular damping ceiling, 1/s: a 10 ms time constant, a 0.1 m/s terminal fall speed at
-   * 9.81 m/s² (1e308 froze a falling ball in place).
-   */
-  maxDamping: 100,
+  /** Friction coefficient ceiling; the engine's material setters accept the same range. */
+  maxFriction: MATERIAL_LIMITS.maxFriction,
+  /** Linear and angular damping ceiling, 1/s (see MATERIAL_LIMITS). */
+  maxDamping: MATERIAL_LIMITS.maxDamping,
   /**
    * restitutionThreshold must be at least |gravity| × restitutionFallTime and at least
    * minRestitutionThreshold, m/s: slower contacts do not bounce. Below that, the solver's resting
@@ -228,6 +225,7 @@ const MASS_RULE: NumberRule = { gt: 0, ge: L.minMass, le: L.maxMass, unit: "kg" 
 const DENSITY_RULE: NumberRule = { gt: 0, ge: L.minDensity, le: L.maxDensity, unit: "kg/m³" };
 const NON_NEGATIVE: NumberRule = { ge: 0 };
 const UNIT_INTERVAL: NumberRule = { ge: 0, le: 1 };
+const RESTITUTION_RULE: NumberRule = { ge: 0, le: MATERIAL_LIMITS.maxRestitution };
 const SOLVER_ITERATIONS: NumberRule = { integer: true, ge: 1, le: L.maxIterations };
 const DAMPING_RULE: NumberRule = { ge: 0, le: L.maxDamping, unit: "1/s" };
 const SLEEP_THRESHOLD_RULE: NumberRule = { ge: 0, le: L.maxSleepThreshold };
@@ -237,7 +235,7 @@ const BODY_SCALARS: readonly [BodyScalar, NumberRule][] = [
   ["mass", MASS_RULE],
   ["density", DENSITY_RULE],
   ["friction", { ge: 0, le: L.maxFriction }],
-  ["restitution", UNIT_INTERVAL],
+  ["restitution", RESTITUTION_RULE],
   ["linearDamping", DAMPING_RULE],
   ["angularDamping", DAMPING_RULE],
 ];

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManifoldOut } from "../../shared/engine/collision/manifold.ts";
 import { collidePair } from "../../shared/engine/collision/narrow-phase.ts";
 import type { BodyDef, QuatTuple, World } from "../../shared/engine/index.ts";
+import { worldInternals } from "../../shared/engine/internal.ts";
 import { GROUND, worldWith } from "./helpers.ts";
 
 const SLOP = 1e-6;
@@ -13,7 +14,7 @@ function wall(id: string, position: [number, number, number], half: [number, num
 /** Signed gap between the character and a body (negative = overlap). */
 function gap(w: World, other: string): number {
   const out = new ManifoldOut();
-  const b = w.bodies;
+  const b = worldInternals(w).bodies;
   out.margin = 1;
   collidePair(out, b, b.slotOfId("me"), b.slotOfId(other));
   let min = Number.POSITIVE_INFINITY;

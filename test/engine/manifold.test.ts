@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManifoldOut } from "../../shared/engine/collision/manifold.ts";
 import { collidePair } from "../../shared/engine/collision/narrow-phase.ts";
 import type { BodyDef, QuatTuple } from "../../shared/engine/index.ts";
+import { worldInternals } from "../../shared/engine/internal.ts";
 import { worldWith } from "./helpers.ts";
 
 const S = Math.SQRT1_2;
@@ -12,7 +13,8 @@ function manifoldOf(a: BodyDef, b: BodyDef, margin = 0) {
   const w = worldWith({}, [a, b]);
   const out = new ManifoldOut();
   out.margin = margin;
-  collidePair(out, w.bodies, w.bodies.slotOfId(a.id), w.bodies.slotOfId(b.id));
+  const { bodies } = worldInternals(w);
+  collidePair(out, bodies, bodies.slotOfId(a.id), bodies.slotOfId(b.id));
   return out;
 }
 const ground: BodyDef = { id: "ground", type: "static", shape: { type: "box", halfExtents: [10, 0.5, 10] }, position: [0, -0.5, 0] };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BodyDef } from "../../shared/engine/index.ts";
 import { World } from "../../shared/engine/index.ts";
+import { worldInternals } from "../../shared/engine/internal.ts";
 import { GROUND, steps, worldWith } from "./helpers.ts";
 
 const noGravity = { gravity: [0, 0, 0] as [number, number, number], sleep: false };
@@ -161,7 +162,8 @@ describe("world API", () => {
     // Infinity, not NaN: a NaN body loses its contacts (NaN AABB) before the solver; an infinite one
     // keeps them and turns into NaN inside the solve (the speed cap computes Infinity · 0).
     // (Written straight into the store: the API refuses non-finite input, this simulates a fault.)
-    w.bodies.vel[w.bodies.slotOfId("bad") * 3] = Number.POSITIVE_INFINITY;
+    const store = worldInternals(w).bodies;
+    store.vel[store.slotOfId("bad") * 3] = Number.POSITIVE_INFINITY;
     w.step();
     expect(w.removedLastStep.map((r) => `${r.id}:${r.reason}`)).toEqual(["bad:non-finite"]);
     steps(w, 30);

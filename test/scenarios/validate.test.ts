@@ -625,10 +625,12 @@ describe("validateScenario: physical limits", () => {
       return highest / start - 1;
     }
 
-    it("the measurement sees the pumping below the floor (threshold 0 gave 2.2x, 0.05 m/s still 1.66x)", () => {
-      expect(gain(9.81, 60, 0, 5)).toBeGreaterThan(1);
-      expect(gain(9.81, 60, 0.05, 5)).toBeGreaterThan(0.5);
-      expect(gain(100, 60, 0.5, 5)).toBeGreaterThan(0.3);
+    // Since restitution happens at its time of impact (ContactSolver.applyRestitution), resting contacts
+    // pump far less: threshold 0 gains 24% (it gained 2.2x when every bounce started from the surface at the
+    // end of the step), and 0.05 m/s, or 0.5 m/s at 100 m/s², no longer gain at all (they gained 1.66x and
+    // 0.3x). The floor stays for the thresholds near 0 that still pump.
+    it("the measurement sees the pumping below the floor (threshold 0 gains 24%)", () => {
+      expect(gain(9.81, 60, 0, 5)).toBeGreaterThan(0.1);
     });
 
     const cases: [gravity: number, tickRate: number, seconds: number][] = [

@@ -1,14 +1,11 @@
-import type { BodyStore } from "../dynamics/body-store.ts";
+import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_MOVING, CAT_SLEEPING } from "../dynamics/body-store.ts";
 
-/** Body activity classes for pair filtering. */
-export const CAT_STATIC = 0;
-export const CAT_SLEEPING = 1;
-export const CAT_KINEMATIC_IDLE = 2;
-export const CAT_KINEMATIC_MOVING = 3;
-export const CAT_AWAKE = 4;
+export { CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, CAT_STATIC } from "../dynamics/body-store.ts";
 
 /** Switch sweep axis only when another axis' spread is clearly larger (avoids rebuilding back and forth). */
 const AXIS_HYSTERESIS = 1.5;
+/** The sweep axis is reconsidered every this many `findPairs` calls (a power of two). */
+const AXIS_CHECK_STEPS = 16;
 /** Cell edge = this many times the median AABB size (so most bodies sit in one or two cells). */
 const CELL_SIZE_FACTOR = 4;
 /** A body spanning more cells than this along either cell axis is "large" (ground, walls) and kept apart. */
@@ -26,14 +23,17 @@ const NOT_PLACED = -MAX_CELL_COORD - 1;
 class Cell {
   readonly ci: number;
   readonly cj: number;
+  /** Position in the broad phase's column list (creation order). */
+  readonly index: number;
   count = 0;
   /** `findPairs` stamp of the last step an awake or moving body was in this column. */
   activeStamp = 0;
   slots = new Int32Array(8);
   keys = new Float64Array(8);
-  constructor(ci: number, cj: number) {
+  constructor(ci: number, cj: number, index: number) {
     this.ci = ci;
     this.cj = cj;
+    this.index = index;
   }
   push(slot: number): void {
     if (this.count === this.slots.length) {
@@ -65,8 +65,13 @@ class Cell {
  * volume from going O(n^5/3) the way one global sweep does. Large bodies (ground, walls) live in their
  * own list and are swept against the columns they cover.
  *
- * Pairs are reported once each, in a deterministic order (columns in creation order, then sweep order):
- * a pair seen in several columns is reported only in the first column both bodies share.
+ * Pairs are reported once each, in a deterministic order (columns in the order active bodies first
+ * marked them, then sweep order): a pair seen in several columns is reported only in the first column
+ * both bodies share.
+ *
+ * A step costs what the awake and moving bodies touch: only they are re-placed and only their columns
+ * swept (from the body store's awake and kinematic sets); new bodies wait in a pending list; the spread
+ * of AABB centres that picks the sweep axis is kept as running sums, updated as bodies move.
  */
 export class BroadPhase {
   /** Sweep axis (0 x, 1 y, 2 z). */
@@ -94,6 +99,22 @@ export class BroadPhase {
   private stamp = 0;
   /** An active body is large: every column must be swept this step. */
   private largeActive = false;
+  /** Columns holding an active body this step (indices into `cells`), in the order first marked. */
+  private activeCells = new Int32Array(64);
+  private activeCellCount = 0;
+  /** Bodies added since the last `findPairs`, not placed yet. */
+  private pending = new Int32Array(16);
+  private pendingCount = 0;
+  private isPending = new Uint8Array(64);
+  /**
+   * Running sums of the AABB centres of the placed, non-large bodies (the axis choice's statistics), and
+   * each body's centre as last counted. Exact again after every rebuild.
+   */
+  private counted = new Uint8Array(64);
+  private center = new Float64Array(64 * 3);
+  private sumN = 0;
+  private sum = new Float64Array(3);
+  private sumSq = new Float64Array(3);
 
 
   // Per-column packed copies for a sequential sweep (sized to the largest column).
@@ -109,15 +130,57 @@ export class BroadPhase {
     this.ensureSlots(slot + 1);
     this.member[slot] = 1;
     this.large[slot] = 0;
+    this.counted[slot] = 0;
     this.range[slot * 4] = NOT_PLACED;
     this.count++;
+    // A slot removed and reused before the next step is listed once (a world that never steps, such as
+    // a client's mirror, would otherwise grow the list without bound).
+    if (this.isPending[slot] === 1) return;
+    this.isPending[slot] = 1;
+    if (this.pendingCount === this.pending.length) {
+      const p = new Int32Array(this.pendingCount * 2);
+      p.set(this.pending);
+      this.pending = p;
+    }
+    this.pending[this.pendingCount++] = slot;
   }
 
   remove(slot: number): void {
     if (this.member[slot] === 0) return;
     this.unplace(slot);
+    this.uncount(slot);
     this.member[slot] = 0;
     this.count--;
+  }
+
+  /** Takes a body's centre out of the running sums. */
+  private uncount(slot: number): void {
+    if (this.counted[slot] === 0) return;
+    const c = this.center;
+    const s3 = slot * 3;
+    for (let k = 0; k < 3; k++) {
+      this.sum[k] -= c[s3 + k];
+      this.sumSq[k] -= c[s3 + k] * c[s3 + k];
+    }
+    this.sumN--;
+    this.counted[slot] = 0;
+  }
+
+  /** Brings a placed body's centre in the running sums up to date (large bodies are not counted). */
+  private recount(slot: number, aabb: Float64Array): void {
+    this.uncount(slot);
+    if (this.large[slot] === 1) return;
+    const c = this.center;
+    const s3 = slot * 3;
+    const s6 = slot * 6;
+    for (let k = 0; k < 3; k++) {
+      const x = 0.5 * (aabb[s6 + k] + aabb[s6 + 3 + k]);
+      c[s3 + k] = x;
+      this.sum[k] += x;
+      this.sumSq[k] += x * x;
+    }
+    this.sumN++;
+    this.counted[slot] = 1;
   }
 
   private ensureSlots(n: number): void {
@@ -133,6 +196,15 @@ export class BroadPhase {
     const r = new Int32Array(cap * 4);
     r.set(this.range);
     this.range = r;
+    const c = new Uint8Array(cap);
+    c.set(this.counted);
+    this.counted = c;
+    const q = new Uint8Array(cap);
+    q.set(this.isPending);
+    this.isPending = q;
+    const x = new Float64Array(cap * 3);
+    x.set(this.center);
+    this.center = x;
   }
 
   private cellAt(ci: number, cj: number): Cell {
@@ -140,7 +212,7 @@ export class BroadPhase {
     let idx = this.cellIndex.get(key);
     if (idx === undefined) {
       idx = this.cells.length;
-      this.cells.push(new Cell(ci, cj));
+      this.cells.push(new Cell(ci, cj, idx));
       this.cellIndex.set(key, idx);
     }
     return this.cells[idx];
@@ -209,13 +281,26 @@ export class BroadPhase {
     }
   }
 
-  /** Chooses the sweep axis and column size, then places every body from scratch. */
-  private rebuild(bodies: BodyStore, axis: number): void {
+  /**
+   * Recounts the centre statistics exactly, chooses the sweep axis and column size, then places every
+   * body from scratch. Runs on the first step and when the sweep axis changes: the one full pass.
+   */
+  private rebuild(bodies: BodyStore): void {
+    const aabb = bodies.aabb;
+    this.sumN = 0;
+    this.sum.fill(0);
+    this.sumSq.fill(0);
+    for (let s = 0; s < bodies.slotCount; s++) {
+      if (this.member[s] === 0) continue;
+      this.counted[s] = 0;
+      // Large status as of the last placement: the statistics skip the ground and walls.
+      this.recount(s, aabb);
+    }
+    const axis = this.chooseAxis();
     this.axis = axis;
     this.o1 = axis === 0 ? 1 : 0;
     this.o2 = axis === 2 ? 1 : 2;
     // Column size from the median AABB size on the two column axes (large outliers do not matter).
-    const aabb = bodies.aabb;
     const sizes: number[] = [];
     for (let s = 0; s < bodies.slotCount; s++) {
       if (this.member[s] === 0) continue;
@@ -233,81 +318,112 @@ export class BroadPhase {
       this.range[s * 4] = NOT_PLACED;
       this.large[s] = 0;
       this.place(s, aabb);
+      this.recount(s, aabb);
     }
+    this.clearPending();
     this.needsRebuild = false;
   }
 
   /**
    * Finds the overlapping pairs that need a contact: one side an awake dynamic body, or a moving
-   * kinematic body against a sleeping one (so the sleeper can be woken). `category` classifies each slot
-   * (CAT_*). Results are in `pairs[0 .. 2 * pairCount)`. AABBs must be current in `bodies.aabb`.
+   * kinematic body against a sleeping one (so the sleeper can be woken). Bodies are classified by
+   * `bodies.activity` (CAT_*); only the awake and kinematic sets are visited. Results are in
+   * `pairs[0 .. 2 * pairCount)`. AABBs of active and new bodies must be current in `bodies.aabb`.
    */
-  findPairs(bodies: BodyStore, category: Uint8Array): void {
+  findPairs(bodies: BodyStore): void {
     this.pairCount = 0;
     const aabb = bodies.aabb;
-    const axis = this.chooseAxis(bodies);
-    if (this.needsRebuild || axis !== this.axis) this.rebuild(bodies, axis);
-    // Moving bodies (and new ones) refresh their columns: cheap when they stay, which is almost always.
+    const activity = bodies.activity;
+    if (this.needsRebuild) this.rebuild(bodies);
+    // New bodies take their columns; moving ones refresh theirs (cheap when they stay, almost always).
+    for (let k = 0; k < this.pendingCount; k++) {
+      const s = this.pending[k];
+      if (this.member[s] === 1 && this.range[s * 4] === NOT_PLACED) {
+        this.place(s, aabb);
+        this.recount(s, aabb);
+      }
+    }
+    this.clearPending();
+    const awake = bodies.awakeList;
+    for (let k = 0; k < bodies.awakeCount; k++) {
+      const s = awake[k];
+      this.place(s, aabb);
+      this.recount(s, aabb);
+    }
+    const kinematic = bodies.kinematicList;
+    for (let k = 0; k < bodies.kinematicCount; k++) {
+      const s = kinematic[k];
+      if (activity[s] !== CAT_KINEMATIC_MOVING) continue;
+      this.place(s, aabb);
+      this.recount(s, aabb);
+    }
+    // The axis only changes how fast the sweep is, never which pairs it finds, so it is reconsidered every
+    // AXIS_CHECK_STEPS steps: a call this rare runs unoptimised, where each double it computes is a heap
+    // allocation.
+    if ((this.stamp & (AXIS_CHECK_STEPS - 1)) === 0 && this.chooseAxis() !== this.axis) this.rebuild(bodies);
     // Columns that hold an awake or moving body are marked; only those can produce a pair, so a column of
     // sleeping and static bodies is not even re-sorted.
     const stamp = ++this.stamp;
     this.largeActive = false;
+    this.activeCellCount = 0;
+    for (let k = 0; k < bodies.awakeCount; k++) this.markColumns(awake[k], stamp);
+    for (let k = 0; k < bodies.kinematicCount; k++) {
+      const s = kinematic[k];
+      if (activity[s] === CAT_KINEMATIC_MOVING) this.markColumns(s, stamp);
+    }
+    if (this.largeActive) {
+      for (let c = 0; c < this.cells.length; c++) {
+        const cell = this.cells[c];
+        if (cell.count > 0) this.sweepCell(cell, aabb, activity);
+      }
+    } else {
+      for (let k = 0; k < this.activeCellCount; k++) this.sweepCell(this.cells[this.activeCells[k]], aabb, activity);
+    }
+    if (this.largeCount > 0) this.sweepLarge(aabb, activity);
+  }
+
+  private clearPending(): void {
+    for (let k = 0; k < this.pendingCount; k++) this.isPending[this.pending[k]] = 0;
+    this.pendingCount = 0;
+  }
+
+  /** Marks the columns an active body covers (a large one: every column). */
+  private markColumns(s: number, stamp: number): void {
+    if (this.large[s] === 1) {
+      this.largeActive = true;
+      return;
+    }
+    const r = s * 4;
     const range = this.range;
-    for (let s = 0; s < bodies.slotCount; s++) {
-      if (this.member[s] === 0) continue;
-      const cat = category[s];
-      const active = cat === CAT_AWAKE || cat === CAT_KINEMATIC_MOVING;
-      if (active || range[s * 4] === NOT_PLACED) this.place(s, aabb);
-      if (!active) continue;
-      if (this.large[s] === 1) {
-        this.largeActive = true;
-        continue;
-      }
-      const r = s * 4;
-      for (let ci = range[r]; ci <= range[r + 1]; ci++) {
-        for (let cj = range[r + 2]; cj <= range[r + 3]; cj++) this.cellAt(ci, cj).activeStamp = stamp;
+    for (let ci = range[r]; ci <= range[r + 1]; ci++) {
+      for (let cj = range[r + 2]; cj <= range[r + 3]; cj++) {
+        const cell = this.cellAt(ci, cj);
+        if (cell.activeStamp === stamp) continue;
+        cell.activeStamp = stamp;
+        if (this.activeCellCount === this.activeCells.length) {
+          const a = new Int32Array(this.activeCellCount * 2);
+          a.set(this.activeCells);
+          this.activeCells = a;
+        }
+        this.activeCells[this.activeCellCount++] = cell.index;
       }
     }
-    const all = this.largeActive;
-    for (let c = 0; c < this.cells.length; c++) {
-      const cell = this.cells[c];
-      if (cell.count > 0 && (all || cell.activeStamp === stamp)) this.sweepCell(cell, aabb, category);
-    }
-    if (this.largeCount > 0) this.sweepLarge(aabb, category);
   }
 
   /** A body whose pose was set from outside (teleport) moves to its new columns. */
   touch(slot: number, bodies: BodyStore): void {
-    if (this.member[slot] === 1 && !this.needsRebuild) this.place(slot, bodies.aabb);
+    if (this.member[slot] === 0 || this.needsRebuild || this.range[slot * 4] === NOT_PLACED) return;
+    this.place(slot, bodies.aabb);
+    this.recount(slot, bodies.aabb);
   }
 
-  private chooseAxis(bodies: BodyStore): number {
-    const aabb = bodies.aabb;
-    let n = 0;
-    let sx = 0;
-    let sy = 0;
-    let sz = 0;
-    let sxx = 0;
-    let syy = 0;
-    let szz = 0;
-    for (let s = 0; s < bodies.slotCount; s++) {
-      if (this.member[s] === 0 || this.large[s] === 1) continue;
-      const o = s * 6;
-      const cx = 0.5 * (aabb[o] + aabb[o + 3]);
-      const cy = 0.5 * (aabb[o + 1] + aabb[o + 4]);
-      const cz = 0.5 * (aabb[o + 2] + aabb[o + 5]);
-      sx += cx;
-      sy += cy;
-      sz += cz;
-      sxx += cx * cx;
-      syy += cy * cy;
-      szz += cz * cz;
-      n++;
-    }
+  /** The axis of greatest spread of the counted centres, with hysteresis against the current one. */
+  private chooseAxis(): number {
+    const n = this.sumN;
     if (n < 2) return this.axis;
-    const vx = sxx - (sx * sx) / n;
-    const vy = syy - (sy * sy) / n;
-    const vz = szz - (sz * sz) / n;
+    const vx = this.sumSq[0] - (this.sum[0] * this.sum[0]) / n;
+    const vy = this.sumSq[1] - (this.sum[1] * this.sum[1]) / n;
+    const vz = this.sumSq[2] - (this.sum[2] * this.sum[2]) / n;
     const cur = this.axis === 0 ? vx : this.axis === 1 ? vy : vz;
     let best = this.axis;
     let bestVar = cur * AXIS_HYSTERESIS;
@@ -445,9 +561,10 @@ export class BroadPhase {
       // An inactive large body (the ground) can only pair with columns that hold an active body; those
       // were just swept, so their order and keys are current. An active one needs every column it covers.
       const allCells = this.largeActive;
-      for (let c = 0; c < this.cells.length; c++) {
-        const cell = this.cells[c];
-        if (cell.count === 0 || (!allCells && cell.activeStamp !== this.stamp)) continue;
+      const cellCount = allCells ? this.cells.length : this.activeCellCount;
+      for (let c = 0; c < cellCount; c++) {
+        const cell = this.cells[allCells ? c : this.activeCells[c]];
+        if (cell.count === 0) continue;
         if (cell.ci < range[rl] || cell.ci > range[rl + 1] || cell.cj < range[rl + 2] || cell.cj > range[rl + 3]) continue;
         const order = cell.slots;
         const keys = cell.keys;
@@ -493,4 +610,121 @@ export class BroadPhase {
     }
     this.pairCount = pc >> 1;
   }
+
+  /** Slots found by the last `queryAabb`, ascending, in `queryResult[0 .. count)`. */
+  queryResult: Int32Array = new Int32Array(64);
+
+  /**
+   * The bodies whose AABB in `bodies.aabb` overlaps the box `box[o .. o + 6)` (min xyz, max xyz; closed
+   * intervals, so touching counts): their slots in ascending order in `queryResult`, and their count.
+   * Slot order makes the result independent of the grid's history, so callers stay deterministic.
+   *
+   * Visits the columns the box covers (or, for a box spanning more columns than exist, every column),
+   * the large bodies, and checks directly the bodies no column holds yet (added since the last
+   * `findPairs`) and every kinematic body: a character move and the end of a kinematic target rewrite a
+   * kinematic body's AABB between steps without placing it again. Every other AABB changes only together
+   * with the body's placement. `box` may be `bodies.aabb` itself. Allocates only to grow the result.
+   */
+  queryAabb(bodies: BodyStore, box: Float64Array, o: number): number {
+    const aabb = bodies.aabb;
+    let n = 0;
+    if (this.cells.length > 0) {
+      const i0 = this.coord(box[o + this.o1]);
+      const i1 = this.coord(box[o + 3 + this.o1]);
+      const j0 = this.coord(box[o + this.o2]);
+      const j1 = this.coord(box[o + 3 + this.o2]);
+      if (i0 <= i1 && j0 <= j1) {
+        const range = this.range;
+        const cells = this.cells;
+        const all = (i1 - i0 + 1) * (j1 - j0 + 1) > cells.length;
+        const ni = all ? cells.length : i1 - i0 + 1;
+        const nj = all ? 1 : j1 - j0 + 1;
+        for (let a = 0; a < ni; a++) {
+          for (let b = 0; b < nj; b++) {
+            let cell: Cell;
+            if (all) {
+              cell = cells[a];
+              if (cell.ci < i0 || cell.ci > i1 || cell.cj < j0 || cell.cj > j1) continue;
+            } else {
+              const idx = this.cellIndex.get((i0 + a + MAX_CELL_COORD) * KEY_STRIDE + (j0 + b + MAX_CELL_COORD));
+              if (idx === undefined) continue;
+              cell = cells[idx];
+            }
+            const slots = cell.slots;
+            for (let k = 0; k < cell.count; k++) {
+              const s = slots[k];
+              // A body in several of the covered columns is reported from the first of them only.
+              const r = s * 4;
+              if ((range[r] > i0 ? range[r] : i0) !== cell.ci || (range[r + 2] > j0 ? range[r + 2] : j0) !== cell.cj) continue;
+              if (overlaps(aabb, s * 6, box, o)) n = this.pushResult(n, s);
+            }
+          }
+        }
+      }
+    }
+    for (let k = 0; k < this.largeCount; k++) {
+      const s = this.largeList[k];
+      if (overlaps(aabb, s * 6, box, o)) n = this.pushResult(n, s);
+    }
+    // Pending entries may repeat a slot (removed and reused) or name a body placed or removed since.
+    for (let k = 0; k < this.pendingCount; k++) {
+      const s = this.pending[k];
+      if (this.member[s] === 1 && this.range[s * 4] === NOT_PLACED && overlaps(aabb, s * 6, box, o)) {
+        n = this.pushResult(n, s);
+      }
+    }
+    const kinematic = bodies.kinematicList;
+    for (let k = 0; k < bodies.kinematicCount; k++) {
+      const s = kinematic[k];
+      if (overlaps(aabb, s * 6, box, o)) n = this.pushResult(n, s);
+    }
+    return this.sortResult(n);
+  }
+
+  private pushResult(n: number, slot: number): number {
+    if (n === this.queryResult.length) {
+      const r = new Int32Array(n * 2);
+      r.set(this.queryResult);
+      this.queryResult = r;
+    }
+    this.queryResult[n] = slot;
+    return n + 1;
+  }
+
+  /** Sorts the first n results ascending and drops repeats (a kinematic or pending body found twice). */
+  private sortResult(n: number): number {
+    const r = this.queryResult;
+    if (n <= 32) {
+      for (let i = 1; i < n; i++) {
+        const v = r[i];
+        let j = i - 1;
+        while (j >= 0 && r[j] > v) {
+          r[j + 1] = r[j];
+          j--;
+        }
+        r[j + 1] = v;
+      }
+    } else {
+      r.subarray(0, n).sort();
+    }
+    let m = 0;
+    for (let i = 0; i < n; i++) if (m === 0 || r[m - 1] !== r[i]) r[m++] = r[i];
+    return m;
+  }
+}
+
+/**
+ * Closed-interval overlap of the AABB at `aabb[s6 ..]` with the box at `box[o ..]`, written as "not
+ * separated on any axis". Arrays and offsets rather than six coordinates: V8 boxes doubles passed to a
+ * call it does not inline.
+ */
+function overlaps(aabb: Float64Array, s6: number, box: Float64Array, o: number): boolean {
+  return !(
+    aabb[s6] > box[o + 3] ||
+    aabb[s6 + 3] < box[o] ||
+    aabb[s6 + 1] > box[o + 4] ||
+    aabb[s6 + 4] < box[o + 1] ||
+    aabb[s6 + 2] > box[o + 5] ||
+    aabb[s6 + 5] < box[o + 2]
+  );
 }

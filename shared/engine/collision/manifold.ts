@@ -13,6 +13,12 @@ export const MAX_MANIFOLD_POINTS = 4;
 export class ManifoldOut {
   /** Input: report points with a gap up to this many metres (speculative contacts). */
   margin = 0;
+  /**
+   * Input: B's displacement relative to A over the step (linear velocities times the step) for pairs
+   * CCD swept, else zero. A sphere against a box edge or corner takes its normal where it will touch
+   * instead of where it starts (sphere-box.ts).
+   */
+  readonly motion = new Float64Array(3);
   count = 0;
   readonly normal = new Float64Array(3);
   readonly pointA = new Float64Array(3 * MAX_MANIFOLD_POINTS);

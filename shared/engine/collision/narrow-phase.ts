@@ -10,9 +10,10 @@ export function collidePair(out: ManifoldOut, bodies: BodyStore, a: number, b: n
   const sb = bodies.shape[b];
   if (sa === SPHERE) {
     if (sb === SPHERE) collideSpheres(out, bodies, a, b);
-    else collideSphereBox(out, bodies, a, b);
+    // out.motion is B's relative to A: here the box's relative to the sphere (sign -1).
+    else collideSphereBox(out, bodies, a, b, -1);
   } else if (sb === SPHERE) {
-    collideSphereBox(out, bodies, b, a);
+    collideSphereBox(out, bodies, b, a, 1);
     out.flip();
   } else {
     collideBoxes(out, bodies, a, b);

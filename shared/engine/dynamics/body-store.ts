@@ -1,14 +1,25 @@
 import { BODY_DEFAULTS, ENGINE_CONSTANTS } from "../config.ts";
 import { matrixFromQuat, normalizeQuatAt } from "../math/quat.ts";
 import { shapeInertia, shapeVolume } from "./mass.ts";
-import type { BodyDef } from "../types.ts";
+import { type BodyDef, BodyTypeCode, ShapeTypeCode } from "../types.ts";
 
-export const STATIC = 0;
-export const KINEMATIC = 1;
-export const DYNAMIC = 2;
+// The stored codes are the public ones (types.ts), so the view and the network schema read them as is.
+export const STATIC = BodyTypeCode.STATIC;
+export const KINEMATIC = BodyTypeCode.KINEMATIC;
+export const DYNAMIC = BodyTypeCode.DYNAMIC;
 
-export const SPHERE = 0;
-export const BOX = 1;
+export const SPHERE = ShapeTypeCode.SPHERE;
+export const BOX = ShapeTypeCode.BOX;
+
+/**
+ * What a body is doing, for the step and the broad phase. Kept current by add/remove and by the sleep
+ * and wake transitions (and, for kinematic bodies, once per step), so nothing has to classify every slot.
+ */
+export const CAT_STATIC = 0;
+export const CAT_SLEEPING = 1;
+export const CAT_KINEMATIC_IDLE = 2;
+export const CAT_KINEMATIC_MOVING = 3;
+export const CAT_AWAKE = 4;
 
 /** Handles pack a slot index (low 20 bits) and the slot's generation (next 11 bits). */
 const SLOT_BITS = 20;
@@ -84,6 +95,21 @@ export class BodyStore {
   /** Index in the solver's body arrays for this step; 0 is the shared immovable body. */
   solverIndex = new Int32Array(0);
 
+  /** CAT_* per slot. */
+  activity = new Uint8Array(0);
+  /**
+   * The awake set (Box2D v3's awake solver set): every awake dynamic body, contiguous, so a step touches
+   * only these and never a sleeping or static slot. Order follows the sequence of adds, wakes and sleeps
+   * (swap-remove), so it is deterministic. `awakeIndex[slot]` is the body's position, or -1.
+   */
+  awakeList = new Int32Array(16);
+  awakeCount = 0;
+  awakeIndex = new Int32Array(0);
+  /** Every kinematic body, contiguous (same scheme). */
+  kinematicList = new Int32Array(16);
+  kinematicCount = 0;
+  kinematicIndex = new Int32Array(0);
+
   ids: (string | undefined)[] = [];
   private idToSlot = new Map<string, number>();
   private freeSlots: number[] = [];
@@ -123,6 +149,9 @@ export class BodyStore {
     this.hasTarget = grow(this.hasTarget, cap);
     this.target = grow(this.target, cap * 7);
     this.solverIndex = grow(this.solverIndex, cap);
+    this.activity = grow(this.activity, cap);
+    this.awakeIndex = grow(this.awakeIndex, cap);
+    this.kinematicIndex = grow(this.kinematicIndex, cap);
     this.capacity = cap;
   }
 
@@ -214,11 +243,60 @@ export class BodyStore {
     this.moved[slot] = 0;
     this.hasTarget[slot] = 0;
     this.solverIndex[slot] = 0;
+    this.awakeIndex[slot] = -1;
+    this.kinematicIndex[slot] = -1;
+    if (kind === DYNAMIC) this.setAwake(slot);
+    else if (kind === KINEMATIC) {
+      this.activity[slot] = CAT_KINEMATIC_IDLE;
+      if (this.kinematicCount === this.kinematicList.length) this.kinematicList = grow(this.kinematicList, this.kinematicCount * 2);
+      this.kinematicIndex[slot] = this.kinematicCount;
+      this.kinematicList[this.kinematicCount++] = slot;
+    } else this.activity[slot] = CAT_STATIC;
     this.updateWorldInertia(slot);
     return slot;
   }
 
+  /** A dynamic body joins the awake set (no-op when it is already in). Its sleep timer restarts. */
+  setAwake(slot: number): void {
+    this.activity[slot] = CAT_AWAKE;
+    this.sleeping[slot] = 0;
+    this.sleepTimer[slot] = 0;
+    this.islandHead[slot] = -1;
+    this.sleepNext[slot] = -1;
+    if (this.awakeIndex[slot] >= 0) return;
+    if (this.awakeCount === this.awakeList.length) this.awakeList = grow(this.awakeList, this.awakeCount * 2);
+    this.awakeIndex[slot] = this.awakeCount;
+    this.awakeList[this.awakeCount++] = slot;
+  }
+
+  /** A dynamic body leaves the awake set and stops (its island list is linked by the caller). */
+  setSleeping(slot: number): void {
+    this.activity[slot] = CAT_SLEEPING;
+    this.sleeping[slot] = 1;
+    const s3 = slot * 3;
+    this.vel[s3] = this.vel[s3 + 1] = this.vel[s3 + 2] = 0;
+    this.angVel[s3] = this.angVel[s3 + 1] = this.angVel[s3 + 2] = 0;
+    this.leaveAwakeSet(slot);
+  }
+
+  private leaveAwakeSet(slot: number): void {
+    const i = this.awakeIndex[slot];
+    if (i < 0) return;
+    const last = this.awakeList[--this.awakeCount];
+    this.awakeList[i] = last;
+    this.awakeIndex[last] = i;
+    this.awakeIndex[slot] = -1;
+  }
+
   remove(slot: number): void {
+    this.leaveAwakeSet(slot);
+    const k = this.kinematicIndex[slot];
+    if (k >= 0) {
+      const last = this.kinematicList[--this.kinematicCount];
+      this.kinematicList[k] = last;
+      this.kinematicIndex[last] = k;
+      this.kinematicIndex[slot] = -1;
+    }
     const id = this.ids[slot];
     if (id !== undefined) this.idToSlot.delete(id);
     this.ids[slot] = undefined;

@@ -7,8 +7,9 @@
  * Sign conventions: n points from A to B; relative velocity is vB + ωB × rB - vA - ωA × rA;
  * an impulse λ n is applied +B, -A.
  */
-export const CS = 128;
+export const CS = 140;
 // Header
+export const D_AB = 0; // 3: centre of A minus centre of B at the start of the step
 export const MU = 3;
 export const REST = 4;
 export const N = 5; // 3
@@ -36,7 +37,7 @@ export const MASS_SCALE = 52;
 export const IMPULSE_SCALE = 53;
 // Points
 export const POINTS = 56;
-export const PS = 18;
+export const PS = 21;
 export const RAXN = 0; // rA × n
 export const RBXN = 3;
 export const IAXN = 6; // I_A⁻¹ (rA × n)
@@ -47,14 +48,10 @@ export const LN = 14;
 export const VN0 = 15;
 export const DIST = 16; // distance to the friction centre (twist limit)
 export const LMAX = 17;
+/**
+ * A's contact point relative to A's centre at the start of the step (3). B's is rA + D_AB + SEP0·n (the
+ * points differ by the separation along the normal). The current separation follows both points as
+ * material points of their bodies: sep0 + n·(ΔpB + (RB - I) rB - ΔpA - (RA - I) rA) (Box2D v3).
+ */
+export const RA = 18;
 
-export interface SolverSettings {
-  /** Sub-step length, s. */
-  h: number;
-  contactHertz: number;
-  dampingRatio: number;
-  maxPushVelocity: number;
-  slop: number;
-  warmStarting: boolean;
-  restitutionThreshold: number;
-}

@@ -1,5 +1,6 @@
 import { type BodyStore, DYNAMIC } from "./body-store.ts";
-import { BIAS_RATE, CS, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TWIST_MASS, VN0, type SolverSettings } from "./constraint-layout.ts";
+import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TWIST_MASS, VN0 } from "./constraint-layout.ts";
+import type { StepContext } from "../step-context.ts";
 import type { ContactSolver } from "./contact-solver.ts";
 import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "./contact-store.ts";
 import type { SolverBodies } from "./solver-bodies.ts";
@@ -9,7 +10,7 @@ import type { SolverBodies } from "./solver-bodies.ts";
  * the sub-step h: out = [bias rate, mass scale, impulse scale]. Reads its scalars from `s` (no boxed
  * double arguments in the step).
  */
-function soft(s: SolverSettings, scale: number, out: Float64Array): void {
+function soft(s: StepContext, scale: number, out: Float64Array): void {
   const hertz = scale * Math.min(s.contactHertz, 0.25 / s.h);
   if (hertz === 0) {
     out[0] = 0;
@@ -35,12 +36,9 @@ const softStatic = new Float64Array(3);
  * Builds a constraint for every contact that has points and an awake dynamic body. Anchors, effective
  * masses and the pre-solve normal velocity (for restitution) come from the start-of-step state.
  */
-export function prepareContacts(solver: ContactSolver, contacts: ContactStore, bodies: BodyStore, sb: SolverBodies, s: SolverSettings): void {
-  solver.ensure(contacts.count);
-  solver.maxPush = s.maxPushVelocity;
-  solver.slop = s.slop;
-  solver.h = s.h;
-  solver.restitutionThreshold = s.restitutionThreshold;
+export function prepareContacts(solver: ContactSolver, contacts: ContactStore, bodies: BodyStore, sb: SolverBodies, s: StepContext): void {
+  solver.ensure(contacts.awakeCount);
+  solver.ctx = s;
   soft(s, 1, softDynamic);
   soft(s, 2, softStatic);
   const cs = solver.cs;
@@ -50,7 +48,11 @@ export function prepareContacts(solver: ContactSolver, contacts: ContactStore, b
   const pos = bodies.pos;
   const pts = contacts.points;
   let n = 0;
-  for (let c = 0; c < contacts.count; c++) {
+  const perBody = solver.constraintsPerBody(sb.count);
+  // The awake contact set: contacts of sleeping islands are not even visited.
+  const awakeContacts = contacts.awake;
+  for (let i = 0; i < contacts.awakeCount; i++) {
+    const c = awakeContacts[i];
     const count = contacts.pointCount[c];
     if (count === 0) continue;
     const a = contacts.bodyA[c];
@@ -65,6 +67,8 @@ export function prepareContacts(solver: ContactSolver, contacts: ContactStore, b
     const q4 = n * 4;
     ints[q4] = iA;
     ints[q4 + 1] = iB;
+    perBody[iA]++;
+    perBody[iB]++;
     ints[q4 + 2] = count;
     ints[q4 + 3] = c;
     cs[o + MU] = Math.sqrt(bodies.friction[a] * bodies.friction[b]);
@@ -128,6 +132,9 @@ export function prepareContacts(solver: ContactSolver, contacts: ContactStore, b
     const pbx = pos[b * 3];
     const pby = pos[b * 3 + 1];
     const pbz = pos[b * 3 + 2];
+    cs[o + D_AB] = pax - pbx;
+    cs[o + D_AB + 1] = pay - pby;
+    cs[o + D_AB + 2] = paz - pbz;
     const va = iA * 6;
     const vb = iB * 6;
     const dvx = vel[vb] - vel[va];
@@ -195,7 +202,12 @@ export function prepareContacts(solver: ContactSolver, contacts: ContactStore, b
       // k = mA + mB + (rA×n)·I_A⁻¹(rA×n) + (rB×n)·I_B⁻¹(rB×n)
       const kn = mA + mB + xax * iax + xay * iay + xaz * iaz + xbx * ibx + xby * iby + xbz * ibz;
       cs[p + NMASS] = kn > 0 ? 1 / kn : 0;
-      cs[p + SEP0] = pts[q + P_SEPARATION];
+      const sep0 = pts[q + P_SEPARATION];
+      cs[p + SEP0] = sep0;
+      // A's own point, half the separation below the midpoint (B's is as far above it).
+      cs[p + RA] = rax - 0.5 * sep0 * nx;
+      cs[p + RA + 1] = ray - 0.5 * sep0 * ny;
+      cs[p + RA + 2] = raz - 0.5 * sep0 * nz;
       cs[p + LN] = s.warmStarting ? pts[q + P_IMPULSE] : 0;
       cs[p + LMAX] = 0;
       cs[p + VN0] = dvn + wbX * xbx + wbY * xby + wbZ * xbz - (waX * xax + waY * xay + waZ * xaz);

@@ -1,24 +1,32 @@
 import type { BodyStore } from "./body-store.ts";
-import { BIAS_RATE, CS, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TWIST_MASS, VN0, type SolverSettings } from "./constraint-layout.ts";
+import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TWIST_MASS, VN0 } from "./constraint-layout.ts";
 import { prepareContacts } from "./contact-prepare.ts";
 import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, POINT_STRIDE } from "./contact-store.ts";
-import type { SolverBodies } from "./solver-bodies.ts";
+import { D_QUAT, SD, type SolverBodies } from "./solver-bodies.ts";
+import { StepContext } from "../step-context.ts";
 
-export type { SolverSettings } from "./constraint-layout.ts";
 
 /** Solves the contact constraints laid out in constraint-layout.ts (see there for the rows). */
 export class ContactSolver {
-  /** Sub-step length and the other scalars of the current step: fields, not arguments, so no boxing. */
-  h = 0;
-  restitutionThreshold = 1;
-  projectionSlop = 0;
-  projectionPercent = 0;
+  /** The step's scalars (sub-step, softness, restitution, gravity...), set by `prepare`. */
+  ctx = new StepContext();
   cs = new Float64Array(CS * 64);
   /** Per constraint: solver index of A, of B, point count, contact index. */
   ints = new Int32Array(4 * 64);
   count = 0;
-  maxPush = 3;
-  slop = 0;
+
+  /** Per solver body: how many constraints it takes part in this step (filled by prepare). */
+  private perBody = new Int32Array(64);
+
+  /** The per-body constraint counts, zeroed for `bodies` solver bodies. */
+  constraintsPerBody(bodies: number): Int32Array {
+    if (this.perBody.length < bodies) {
+      let cap = this.perBody.length;
+      while (cap < bodies) cap *= 2;
+      this.perBody = new Int32Array(cap);
+    } else this.perBody.fill(0, 0, bodies);
+    return this.perBody;
+  }
 
   /** Room for n constraints (grows the buffers; never in steady state). */
   ensure(n: number): void {
@@ -32,7 +40,7 @@ export class ContactSolver {
   /**
    * Builds a constraint for every contact that has points and an awake dynamic body (contact-prepare.ts).
    */
-  prepare(contacts: ContactStore, bodies: BodyStore, sb: SolverBodies, s: SolverSettings): void {
+  prepare(contacts: ContactStore, bodies: BodyStore, sb: SolverBodies, s: StepContext): void {
     prepareContacts(this, contacts, bodies, sb, s);
   }
 
@@ -117,15 +125,15 @@ export class ContactSolver {
    * points (positive separation) always allow closing the gap within the sub-step.
    */
   solve(sb: SolverBodies, useBias: boolean): void {
-    const h = this.h;
+    const h = this.ctx.h;
     const cs = this.cs;
     const ints = this.ints;
     const vel = sb.vel;
     const delta = sb.delta;
     const mass = sb.mass;
     const invH = 1 / h;
-    const maxPush = this.maxPush;
-    const slop = this.slop;
+    const maxPush = this.ctx.maxPushVelocity;
+    const slop = this.ctx.slop;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
       const iA = ints[i * 4];
@@ -226,15 +234,94 @@ export class ContactSolver {
         wbz += dtw * cs[o + IB_N + 2];
       }
 
-      // Normal rows. Current separation, linearised: s = s0 + (ΔpB - ΔpA)·n + ΔθB·(rB×n) - ΔθA·(rA×n).
-      const dpn =
-        (delta[vb] - delta[va]) * nx + (delta[vb + 1] - delta[va + 1]) * ny + (delta[vb + 2] - delta[va + 2]) * nz;
-      const dtax = delta[va + 3];
-      const dtay = delta[va + 4];
-      const dtaz = delta[va + 5];
-      const dtbx = delta[vb + 3];
-      const dtby = delta[vb + 4];
-      const dtbz = delta[vb + 5];
+      // Normal rows. The current separation follows the anchors as material points of their bodies
+      // (constraint-layout.ts, RA): s = s0 + n·(ΔpB - ΔpA) + n·(RB - I) rB - n·(RA - I) rA, with
+      // rB = rA + dAB + s0 n, i.e. s = s0·s1 + k0 + g·rA using u = (R - I)ᵀ n per body (Box2D v3).
+      // The normal velocity is measured at the anchors where they are now, not where they were at the
+      // start of the step: n·(ω × R r) = n·(ω × r) + r·z with z = (R - I)ᵀ (n × ω). Otherwise a point
+      // that has turned past its closest approach still seems to close at its start-of-step speed, and a
+      // speculative contact brakes a body that will never touch (impulses keep the start-of-step
+      // directions, as in Box2D; the fixed point is the constraint at the current pose). Per point that
+      // is c = zB·rB - zA·rA = kz + s0·sz + (zB - zA)·rA. The immovable body 0 (skipped) and spheres
+      // keep qΔ = identity, so u = z = 0 for them.
+      const da = iA * SD;
+      const db = iB * SD;
+      let dpn = 0;
+      let uax = 0;
+      let uay = 0;
+      let uaz = 0;
+      let zax = 0;
+      let zay = 0;
+      let zaz = 0;
+      if (iA !== 0) {
+        dpn = -(delta[da] * nx + delta[da + 1] * ny + delta[da + 2] * nz);
+        // (R - I)ᵀ v = R⁻¹ v - v for the unit quaternion qΔ = (x, y, z, w): with t = 2 (v × q.xyz),
+        // R⁻¹ v - v = w t + t × q.xyz (q.xyz negated in the usual rotation formula).
+        const q = da + D_QUAT;
+        const qx = delta[q];
+        const qy = delta[q + 1];
+        const qz = delta[q + 2];
+        const qw = delta[q + 3];
+        let tx = 2 * (ny * qz - nz * qy);
+        let ty = 2 * (nz * qx - nx * qz);
+        let tz = 2 * (nx * qy - ny * qx);
+        uax = qw * tx + (ty * qz - tz * qy);
+        uay = qw * ty + (tz * qx - tx * qz);
+        uaz = qw * tz + (tx * qy - ty * qx);
+        const cx = ny * waz - nz * way;
+        const cy = nz * wax - nx * waz;
+        const cz = nx * way - ny * wax;
+        tx = 2 * (cy * qz - cz * qy);
+        ty = 2 * (cz * qx - cx * qz);
+        tz = 2 * (cx * qy - cy * qx);
+        zax = qw * tx + (ty * qz - tz * qy);
+        zay = qw * ty + (tz * qx - tx * qz);
+        zaz = qw * tz + (tx * qy - ty * qx);
+      }
+      let ubx = 0;
+      let uby = 0;
+      let ubz = 0;
+      let zbx = 0;
+      let zby = 0;
+      let zbz = 0;
+      if (iB !== 0) {
+        dpn += delta[db] * nx + delta[db + 1] * ny + delta[db + 2] * nz;
+        // (R - I)ᵀ v = R⁻¹ v - v for the unit quaternion qΔ = (x, y, z, w): with t = 2 (v × q.xyz),
+        // R⁻¹ v - v = w t + t × q.xyz (q.xyz negated in the usual rotation formula).
+        const q = db + D_QUAT;
+        const qx = delta[q];
+        const qy = delta[q + 1];
+        const qz = delta[q + 2];
+        const qw = delta[q + 3];
+        let tx = 2 * (ny * qz - nz * qy);
+        let ty = 2 * (nz * qx - nx * qz);
+        let tz = 2 * (nx * qy - ny * qx);
+        ubx = qw * tx + (ty * qz - tz * qy);
+        uby = qw * ty + (tz * qx - tx * qz);
+        ubz = qw * tz + (tx * qy - ty * qx);
+        const cx = ny * wbz - nz * wby;
+        const cy = nz * wbx - nx * wbz;
+        const cz = nx * wby - ny * wbx;
+        tx = 2 * (cy * qz - cz * qy);
+        ty = 2 * (cz * qx - cx * qz);
+        tz = 2 * (cx * qy - cy * qx);
+        zbx = qw * tx + (ty * qz - tz * qy);
+        zby = qw * ty + (tz * qx - tx * qz);
+        zbz = qw * tz + (tx * qy - ty * qx);
+      }
+      const dabx = cs[o + D_AB];
+      const daby = cs[o + D_AB + 1];
+      const dabz = cs[o + D_AB + 2];
+      const k0 = dpn + ubx * dabx + uby * daby + ubz * dabz;
+      const s1 = 1 + ubx * nx + uby * ny + ubz * nz;
+      const gx = ubx - uax;
+      const gy = uby - uay;
+      const gz = ubz - uaz;
+      const kz = zbx * dabx + zby * daby + zbz * dabz;
+      const sz = zbx * nx + zby * ny + zbz * nz;
+      const zx = zbx - zax;
+      const zy = zby - zay;
+      const zz = zbz - zaz;
       const biasRate = cs[o + BIAS_RATE];
       const massScale = cs[o + MASS_SCALE];
       const impulseScale = cs[o + IMPULSE_SCALE];
@@ -246,7 +333,11 @@ export class ContactSolver {
         const xbx = cs[p + RBXN];
         const xby = cs[p + RBXN + 1];
         const xbz = cs[p + RBXN + 2];
-        const sep = cs[p + SEP0] + dpn + dtbx * xbx + dtby * xby + dtbz * xbz - (dtax * xax + dtay * xay + dtaz * xaz);
+        const s0 = cs[p + SEP0];
+        const rax = cs[p + RA];
+        const ray = cs[p + RA + 1];
+        const raz = cs[p + RA + 2];
+        const sep = s0 * s1 + k0 + gx * rax + gy * ray + gz * raz;
         let bias = 0;
         let ms = 1;
         let is = 0;
@@ -263,7 +354,8 @@ export class ContactSolver {
         }
         const vn =
           (vbx - vax) * nx + (vby - vay) * ny + (vbz - vaz) * nz +
-          wbx * xbx + wby * xby + wbz * xbz - (wax * xax + way * xay + waz * xaz);
+          wbx * xbx + wby * xby + wbz * xbz - (wax * xax + way * xay + waz * xaz) +
+          kz + s0 * sz + zx * rax + zy * ray + zz * raz;
         const old = cs[p + LN];
         let next = old - cs[p + NMASS] * ms * (vn + bias) - is * old;
         if (next < 0) next = 0;
@@ -308,14 +400,34 @@ export class ContactSolver {
 
   /**
    * Restitution once after the sub-steps (Box2D v3): points that closed faster than the threshold and
-   * carried load get a bounce target of -e times their pre-solve normal velocity.
+   * carried load get a bounce target of -e times their closing speed.
+   *
+   * A point that was apart at the start of the step (a speculative contact, s0 > 0) hit at some time t
+   * within it, and the solver then held the bodies at the surface for the rest of the step. With CCD's
+   * long speculative reach that is most of a step: the bounce would start from the surface at the end
+   * of the step with the closing speed of its start, and a restitution-1 ball lost several per cent of
+   * its height per bounce. So with `bounceAtImpact` the bounce happens at its time of impact: along the
+   * normal, the sub-steps move the gap on the parabola s(τ) = s0 + (vn0 + a h/2) τ + a τ²/2 (a: relative
+   * acceleration by gravity; the h/2 is where semi-implicit Euler's positions lie), which gives t, the
+   * closing speed at impact vi and, after the bounce to -e vi, the gap and velocity at the end of the
+   * step. The velocity is set by the impulse below; the gap by a position-level impulse along the same
+   * directions (effective mass times the missing gap), applied to positions and orientations.
    */
-  applyRestitution(sb: SolverBodies): void {
-    const threshold = this.restitutionThreshold;
+  applyRestitution(sb: SolverBodies, bodies: BodyStore): void {
+    const threshold = this.ctx.restitutionThreshold;
     const cs = this.cs;
     const ints = this.ints;
     const vel = sb.vel;
     const mass = sb.mass;
+    const delta = sb.delta;
+    const move = sb.move;
+    const h = this.ctx.h;
+    const dt = this.ctx.dt;
+    const atImpact = this.ctx.bounceAtImpact;
+    const perBody = this.perBody;
+    const gx = this.ctx.gravityX;
+    const gy = this.ctx.gravityY;
+    const gz = this.ctx.gravityZ;
     for (let i = 0; i < this.count; i++) {
       const o = i * CS;
       const e = cs[o + REST];
@@ -329,17 +441,39 @@ export class ContactSolver {
       const nx = cs[o + N];
       const ny = cs[o + N + 1];
       const nz = cs[o + N + 2];
+      // Relative normal acceleration from gravity: only bodies the solver moves fall.
+      const an = ((mB > 0 ? 1 : 0) - (mA > 0 ? 1 : 0)) * (gx * nx + gy * ny + gz * nz);
       const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) {
         const p = o + POINTS + k * PS;
         const vn0 = cs[p + VN0];
         if (vn0 > -threshold || cs[p + LMAX] === 0) continue;
+        const s0 = cs[p + SEP0];
+        // Only between bodies with no other contact this step (a free body hitting something): in a
+        // stack or a pile the rest of the step is not free flight (the body above still presses), and at
+        // coarse steps (10 Hz) bouncing there at the time of impact pumped a restitution-1 stack until it
+        // flew apart.
+        const impact = atImpact && s0 > 0 && (mA === 0 || perBody[iA] === 1) && (mB === 0 || perBody[iB] === 1);
+        let target = -e * vn0;
+        let gapEnd = 0;
+        if (impact) {
+          const v0 = vn0 + 0.5 * an * h;
+          let disc = v0 * v0 - 2 * an * s0;
+          if (disc < 0) disc = 0;
+          const den = Math.sqrt(disc) - v0;
+          let t = den > 0 ? (2 * s0) / den : dt;
+          if (t > dt) t = dt;
+          const rest = dt - t;
+          const out = -e * (v0 + an * t);
+          target = out + an * (rest - 0.5 * h);
+          gapEnd = rest * (out + 0.5 * an * rest);
+        }
         const vn =
           (vel[vb] - vel[va]) * nx + (vel[vb + 1] - vel[va + 1]) * ny + (vel[vb + 2] - vel[va + 2]) * nz +
           vel[vb + 3] * cs[p + RBXN] + vel[vb + 4] * cs[p + RBXN + 1] + vel[vb + 5] * cs[p + RBXN + 2] -
           (vel[va + 3] * cs[p + RAXN] + vel[va + 4] * cs[p + RAXN + 1] + vel[va + 5] * cs[p + RAXN + 2]);
         const old = cs[p + LN];
-        let next = old - cs[p + NMASS] * (vn + e * vn0);
+        let next = old - cs[p + NMASS] * (vn - target);
         if (next < 0) next = 0;
         cs[p + LN] = next;
         const d = next - old;
@@ -359,6 +493,30 @@ export class ContactSolver {
           vel[vb + 4] += d * cs[p + IBXN + 1];
           vel[vb + 5] += d * cs[p + IBXN + 2];
         }
+        if (!impact) continue;
+        // The gap now (earlier points of this manifold may have moved the bodies already).
+        separationTerms(cs, o, delta, iA, iB, sepTerms);
+        const sep = s0 * sepTerms[1] + sepTerms[0] + sepTerms[2] * cs[p + RA] + sepTerms[3] * cs[p + RA + 1] + sepTerms[4] * cs[p + RA + 2];
+        const push = cs[p + NMASS] * (gapEnd - sep);
+        if (!(push > 0)) continue;
+        if (mA !== 0) {
+          move[0] = -mA * push * nx;
+          move[1] = -mA * push * ny;
+          move[2] = -mA * push * nz;
+          move[3] = -push * cs[p + IAXN];
+          move[4] = -push * cs[p + IAXN + 1];
+          move[5] = -push * cs[p + IAXN + 2];
+          sb.displace(iA, bodies);
+        }
+        if (mB !== 0) {
+          move[0] = mB * push * nx;
+          move[1] = mB * push * ny;
+          move[2] = mB * push * nz;
+          move[3] = push * cs[p + IBXN];
+          move[4] = push * cs[p + IBXN + 1];
+          move[5] = push * cs[p + IBXN + 2];
+          sb.displace(iB, bodies);
+        }
       }
     }
   }
@@ -369,8 +527,8 @@ export class ContactSolver {
    * move and pairs whose inverse masses sum to zero are skipped. Linear only, as in the seeds.
    */
   projectPositions(sb: SolverBodies, bodies: BodyStore): void {
-    const slop = this.projectionSlop;
-    const percent = this.projectionPercent;
+    const slop = this.ctx.slop;
+    const percent = this.ctx.projectionPercent;
     const cs = this.cs;
     const ints = this.ints;
     const delta = sb.delta;
@@ -384,21 +542,19 @@ export class ContactSolver {
       const mB = mass[iB * 7];
       const sum = mA + mB;
       if (sum === 0) continue;
-      const va = iA * 6;
-      const vb = iB * 6;
+      const da = iA * SD;
+      const db = iB * SD;
       const nx = cs[o + N];
       const ny = cs[o + N + 1];
       const nz = cs[o + N + 2];
-      const dpn =
-        (delta[vb] - delta[va]) * nx + (delta[vb + 1] - delta[va + 1]) * ny + (delta[vb + 2] - delta[va + 2]) * nz;
+      separationTerms(cs, o, delta, iA, iB, sepTerms);
       let deepest = Number.POSITIVE_INFINITY;
       const count = ints[i * 4 + 2];
       for (let k = 0; k < count; k++) {
         const p = o + POINTS + k * PS;
         const sep =
-          cs[p + SEP0] + dpn +
-          delta[vb + 3] * cs[p + RBXN] + delta[vb + 4] * cs[p + RBXN + 1] + delta[vb + 5] * cs[p + RBXN + 2] -
-          (delta[va + 3] * cs[p + RAXN] + delta[va + 4] * cs[p + RAXN + 1] + delta[va + 5] * cs[p + RAXN + 2]);
+          cs[p + SEP0] * sepTerms[1] + sepTerms[0] +
+          sepTerms[2] * cs[p + RA] + sepTerms[3] * cs[p + RA + 1] + sepTerms[4] * cs[p + RA + 2];
         if (sep < deepest) deepest = sep;
       }
       const correction = (Math.max(-deepest - slop, 0) * percent) / sum;
@@ -411,18 +567,18 @@ export class ContactSolver {
         pos[s3] -= cx * mA;
         pos[s3 + 1] -= cy * mA;
         pos[s3 + 2] -= cz * mA;
-        delta[va] -= cx * mA;
-        delta[va + 1] -= cy * mA;
-        delta[va + 2] -= cz * mA;
+        delta[da] -= cx * mA;
+        delta[da + 1] -= cy * mA;
+        delta[da + 2] -= cz * mA;
       }
       if (mB > 0) {
         const s3 = sb.slots[iB] * 3;
         pos[s3] += cx * mB;
         pos[s3 + 1] += cy * mB;
         pos[s3 + 2] += cz * mB;
-        delta[vb] += cx * mB;
-        delta[vb + 1] += cy * mB;
-        delta[vb + 2] += cz * mB;
+        delta[db] += cx * mB;
+        delta[db + 1] += cy * mB;
+        delta[db + 2] += cz * mB;
       }
     }
   }
@@ -448,4 +604,51 @@ export class ContactSolver {
       fr[f + 3] = cs[o + L_TW];
     }
   }
+}
+
+/** Scratch for separationTerms (a typed array: returning several doubles from a call would box them). */
+const sepTerms = new Float64Array(5);
+
+/**
+ * Per-constraint terms of the current separation of its points, s = s0·s1 + k0 + g·rA, as in solve():
+ * out = [k0, s1, gx, gy, gz]. For the projection pass and the bounce at impact (not the hot loop).
+ */
+function separationTerms(cs: Float64Array, o: number, delta: Float64Array, iA: number, iB: number, out: Float64Array): void {
+  const nx = cs[o + N];
+  const ny = cs[o + N + 1];
+  const nz = cs[o + N + 2];
+  const da = iA * SD;
+  const db = iB * SD;
+  unturn(delta, da + D_QUAT, cs, o + N, turnA);
+  unturn(delta, db + D_QUAT, cs, o + N, turnB);
+  const ubx = turnB[0];
+  const uby = turnB[1];
+  const ubz = turnB[2];
+  out[0] =
+    (delta[db] - delta[da]) * nx + (delta[db + 1] - delta[da + 1]) * ny + (delta[db + 2] - delta[da + 2]) * nz +
+    ubx * cs[o + D_AB] + uby * cs[o + D_AB + 1] + ubz * cs[o + D_AB + 2];
+  out[1] = 1 + ubx * nx + uby * ny + ubz * nz;
+  out[2] = ubx - turnA[0];
+  out[3] = uby - turnA[1];
+  out[4] = ubz - turnA[2];
+}
+
+const turnA = new Float64Array(3);
+const turnB = new Float64Array(3);
+
+/** out = R(q)⁻¹ v - v = (R - I)ᵀ v for the unit quaternion at q[qo] and the vector at v[vo]. */
+function unturn(q: Float64Array, qo: number, v: Float64Array, vo: number, out: Float64Array): void {
+  const qx = q[qo];
+  const qy = q[qo + 1];
+  const qz = q[qo + 2];
+  const qw = q[qo + 3];
+  const vx = v[vo];
+  const vy = v[vo + 1];
+  const vz = v[vo + 2];
+  const tx = 2 * (vy * qz - vz * qy);
+  const ty = 2 * (vz * qx - vx * qz);
+  const tz = 2 * (vx * qy - vy * qx);
+  out[0] = qw * tx + (ty * qz - tz * qy);
+  out[1] = qw * ty + (tz * qx - tx * qz);
+  out[2] = qw * tz + (tx * qy - ty * qx);
 }

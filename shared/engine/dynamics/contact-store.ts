@@ -1,7 +1,7 @@
 import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "../collision/manifold.ts";
 import { ENGINE_CONSTANTS } from "../config.ts";
 import { inverseRotateVec, rotateVec } from "../math/quat.ts";
-import type { BodyStore } from "./body-store.ts";
+import { type BodyStore, SPHERE } from "./body-store.ts";
 
 /** Per point: localA xyz, localB xyz, separation, normal impulse, world midpoint xyz, spare. */
 export const POINT_STRIDE = 12;
@@ -47,6 +47,24 @@ export class ContactStore {
   /** Relative pose at build: B's centre in A's frame (xyz), qA* ⊗ qB (xyzw), then the margin used. */
   buildPose = new Float64Array(0);
 
+  /**
+   * Per-body contact lists (Box2D's contact edges): contact c has edge 2c in bodyA's list and 2c+1 in
+   * bodyB's, doubly linked, so removing a body or waking an island visits only the contacts it has.
+   */
+  edgeNext = new Int32Array(0);
+  edgePrev = new Int32Array(0);
+  /** First edge of each body slot's list, or -1. */
+  bodyHead = new Int32Array(0);
+  /**
+   * The awake contact set: contacts with an awake dynamic or a kinematic body, contiguous (Box2D v3's
+   * awake contact array). Contacts of sleeping islands with static or sleeping bodies leave it when the
+   * island sleeps and come back when it wakes, so the step never visits them. `awakeIndex[c]` is the
+   * contact's position in `awake`, or -1.
+   */
+  awake = new Int32Array(64);
+  awakeCount = 0;
+  awakeIndex = new Int32Array(0);
+
   private tableA = new Int32Array(0);
   private tableB = new Int32Array(0);
   private tableIndex = new Int32Array(0);
@@ -86,6 +104,10 @@ export class ContactStore {
     this.ids = growI(this.ids, MAX_MANIFOLD_POINTS);
     this.friction = growF(this.friction, 4);
     this.buildPose = growF(this.buildPose, 8);
+    this.edgeNext = growI(this.edgeNext, 2);
+    this.edgePrev = growI(this.edgePrev, 2);
+    this.awakeIndex = growI(this.awakeIndex, 1);
+    this.awake = growI(this.awake, 1);
     this.capacity = cap;
     this.rehash(cap * 2);
   }
@@ -142,14 +164,91 @@ export class ContactStore {
     const f = c * 4;
     this.friction[f] = this.friction[f + 1] = this.friction[f + 2] = this.friction[f + 3] = 0;
     this.insertKey(a, b, c);
+    this.link(2 * c, a);
+    this.link(2 * c + 1, b);
+    // Pairs come from the broad phase only when a body is awake or moving: the contact starts awake.
+    this.awakeIndex[c] = -1;
+    this.activate(c);
     return c;
+  }
+
+  /** Room for body slots below n in the per-body lists. */
+  ensureBodies(n: number): void {
+    if (n <= this.bodyHead.length) return;
+    let cap = Math.max(64, this.bodyHead.length);
+    while (cap < n) cap *= 2;
+    const head = new Int32Array(cap).fill(-1);
+    head.set(this.bodyHead);
+    this.bodyHead = head;
+  }
+
+  /** First edge of the body's contact list (-1: none); `edgeNext[e]` continues, contact e >> 1. */
+  firstEdge(slot: number): number {
+    return this.bodyHead[slot];
+  }
+
+  /** The body at the other end of edge e. */
+  otherBody(e: number): number {
+    return (e & 1) === 0 ? this.bodyB[e >> 1] : this.bodyA[e >> 1];
+  }
+
+  /** Puts contact c in the awake set (no-op when it is in). */
+  activate(c: number): void {
+    if (this.awakeIndex[c] >= 0) return;
+    this.awakeIndex[c] = this.awakeCount;
+    this.awake[this.awakeCount++] = c;
+  }
+
+  /** Takes contact c out of the awake set (no-op when it is out). */
+  deactivate(c: number): void {
+    const i = this.awakeIndex[c];
+    if (i < 0) return;
+    const last = this.awake[--this.awakeCount];
+    this.awake[i] = last;
+    this.awakeIndex[last] = i;
+    this.awakeIndex[c] = -1;
+  }
+
+  private link(e: number, slot: number): void {
+    const head = this.bodyHead[slot];
+    this.edgePrev[e] = -1;
+    this.edgeNext[e] = head;
+    if (head >= 0) this.edgePrev[head] = e;
+    this.bodyHead[slot] = e;
+  }
+
+  private unlink(e: number, slot: number): void {
+    const prev = this.edgePrev[e];
+    const next = this.edgeNext[e];
+    if (prev >= 0) this.edgeNext[prev] = next;
+    else this.bodyHead[slot] = next;
+    if (next >= 0) this.edgePrev[next] = prev;
+  }
+
+  /** Edge `from` (of contact `last`, moving to a new index) becomes edge `to` in its body's list. */
+  private relink(from: number, to: number, slot: number): void {
+    const prev = this.edgePrev[from];
+    const next = this.edgeNext[from];
+    this.edgePrev[to] = prev;
+    this.edgeNext[to] = next;
+    if (prev >= 0) this.edgeNext[prev] = to;
+    else this.bodyHead[slot] = to;
+    if (next >= 0) this.edgePrev[next] = to;
   }
 
   /** Removes contact c; the last contact moves into its index. */
   removeAt(c: number): void {
     this.deleteKey(this.bodyA[c], this.bodyB[c]);
+    this.deactivate(c);
+    this.unlink(2 * c, this.bodyA[c]);
+    this.unlink(2 * c + 1, this.bodyB[c]);
     const last = --this.count;
     if (c !== last) {
+      this.relink(2 * last, 2 * c, this.bodyA[last]);
+      this.relink(2 * last + 1, 2 * c + 1, this.bodyB[last]);
+      const i = this.awakeIndex[last];
+      this.awakeIndex[c] = i;
+      if (i >= 0) this.awake[i] = c;
       this.bodyA[c] = this.bodyA[last];
       this.bodyB[c] = this.bodyB[last];
       this.pointCount[c] = this.pointCount[last];
@@ -292,39 +391,68 @@ export class ContactStore {
     return true;
   }
 
-  /** Recomputes world points, normal and separations of contact c from its local anchors. */
+  /**
+   * Recomputes world points, normal and separations of contact c from its stored anchors without moving
+   * a point's lever arm: only the incident body (the one that does not own the normal) keeps a material
+   * anchor; the reference side is that point projected onto the reference face, which turns with its
+   * body. Taking both sides from rotating local anchors let the midpoint (where the solver applies the
+   * normal force) trail behind a rolling or sliding sphere, and the force's lever arm spun it up.
+   * A sphere has no material anchor at all: its point is always centre ∓ radius · normal, so its normal
+   * force passes through its centre whatever the sphere did since the manifold was built.
+   */
   refreshPoints(c: number, bodies: BodyStore): void {
     const touchDistance = ENGINE_CONSTANTS.touchDistance;
     const a = this.bodyA[c];
     const b = this.bodyB[c];
     const pos = bodies.pos;
     const rot = bodies.rot;
-    const a3 = a * 3;
-    const b3 = b * 3;
     const n3 = c * 3;
-    const owner = (this.flags[c] & FLAG_NORMAL_OF_B) !== 0 ? b : a;
-    rotateVec(this.normal, n3, rot, owner * 4, this.localNormal, n3);
+    const ofB = (this.flags[c] & FLAG_NORMAL_OF_B) !== 0;
+    const ref = ofB ? b : a;
+    const inc = ofB ? a : b;
+    rotateVec(this.normal, n3, rot, ref * 4, this.localNormal, n3);
     const nx = this.normal[n3];
     const ny = this.normal[n3 + 1];
     const nz = this.normal[n3 + 2];
+    const r3 = ref * 3;
+    const i3 = inc * 3;
+    // The normal points from A to B: towards the reference body when the incident body is A (sign +1),
+    // away from it when the incident body is B (sign -1).
+    const sign = ofB ? 1 : -1;
+    const incSphere = bodies.shape[inc] === SPHERE;
+    const radius = bodies.half[i3];
     const pts = this.points;
     const base = c * CONTACT_POINTS;
+    const incLocal = ofB ? P_LOCAL_A : P_LOCAL_B;
+    const refLocal = ofB ? P_LOCAL_B : P_LOCAL_A;
     let touching = false;
     for (let k = 0; k < this.pointCount[c]; k++) {
       const o = base + k * POINT_STRIDE;
-      rotateVec(vecScratch, 0, rot, a * 4, pts, o + P_LOCAL_A);
-      const ax = pos[a3] + vecScratch[0];
-      const ay = pos[a3 + 1] + vecScratch[1];
-      const az = pos[a3 + 2] + vecScratch[2];
-      rotateVec(vecScratch, 0, rot, b * 4, pts, o + P_LOCAL_B);
-      const bx = pos[b3] + vecScratch[0];
-      const by = pos[b3 + 1] + vecScratch[1];
-      const bz = pos[b3 + 2] + vecScratch[2];
-      const sep = (bx - ax) * nx + (by - ay) * ny + (bz - az) * nz;
+      let ix: number;
+      let iy: number;
+      let iz: number;
+      if (incSphere) {
+        ix = pos[i3] + sign * radius * nx;
+        iy = pos[i3 + 1] + sign * radius * ny;
+        iz = pos[i3 + 2] + sign * radius * nz;
+      } else {
+        rotateVec(vecScratch, 0, rot, inc * 4, pts, o + incLocal);
+        ix = pos[i3] + vecScratch[0];
+        iy = pos[i3 + 1] + vecScratch[1];
+        iz = pos[i3 + 2] + vecScratch[2];
+      }
+      // Any point of the reference face fixes its plane; the stored anchor is one.
+      rotateVec(vecScratch, 0, rot, ref * 4, pts, o + refLocal);
+      const fx = pos[r3] + vecScratch[0];
+      const fy = pos[r3 + 1] + vecScratch[1];
+      const fz = pos[r3 + 2] + vecScratch[2];
+      // sep = (pB - pA)·n; the reference point is the incident point moved onto the face along n.
+      const sep = sign * ((fx - ix) * nx + (fy - iy) * ny + (fz - iz) * nz);
+      const h = 0.5 * sep * sign;
       pts[o + P_SEPARATION] = sep;
-      pts[o + P_MID] = 0.5 * (ax + bx);
-      pts[o + P_MID + 1] = 0.5 * (ay + by);
-      pts[o + P_MID + 2] = 0.5 * (az + bz);
+      pts[o + P_MID] = ix + h * nx;
+      pts[o + P_MID + 1] = iy + h * ny;
+      pts[o + P_MID + 2] = iz + h * nz;
       if (sep <= touchDistance) touching = true;
     }
     this.flags[c] = (this.flags[c] & ~FLAG_TOUCHING) | (touching ? FLAG_TOUCHING : 0);

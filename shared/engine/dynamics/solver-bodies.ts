@@ -1,9 +1,14 @@
 import { ENGINE_CONSTANTS } from "../config.ts";
 import { inverseRotateVec, rotateVec } from "../math/quat.ts";
-import { type BodyStore, DYNAMIC } from "./body-store.ts";
+import { type BodyStore, DYNAMIC, SPHERE } from "./body-store.ts";
+import type { StepContext } from "../step-context.ts";
 
 const SV = 6;
 const SM = 7;
+/** Per-body stride of `delta`: Δp (3), unused (1), the rotation since the start of the step qΔ (4). */
+export const SD = 8;
+/** Offset of qΔ in a body's `delta` record (Δp is at 0). */
+export const D_QUAT = 4;
 
 const local = new Float64Array(3);
 
@@ -11,21 +16,26 @@ const local = new Float64Array(3);
  * The bodies one step solves: awake dynamic bodies first (in slot order), then kinematic bodies.
  * Index 0 is a shared immovable body (zero velocity, zero inverse mass) that stands for static and
  * sleeping partners, so the solver never branches on body type.
- * Per body: velocity (v, ω), the position/rotation change accumulated this step (Δp, Δθ, for the
- * linearised current separation of soft contacts) and inverse mass plus world inverse inertia.
+ * Per body: velocity (v, ω), the motion accumulated this step and inverse mass plus world inverse
+ * inertia. The motion is Δp and the rotation qΔ, so the solver moves a contact anchor r exactly,
+ * r + Δp + (R(qΔ) - I) r, as Box2D v3's contact solver does (a rotation linearised as Δθ × r moves a
+ * point along its tangent: a body spinning past a wall it never touches would seem to reach it).
  */
 export class SolverBodies {
-  /** Sub-step length, s (a field: passing doubles to calls V8 does not inline boxes them). */
+  /** Sub-step length of the current step, s, copied from its StepContext by integrateVelocities. */
   h = 0;
   count = 1;
   dynamicCount = 0;
   slots = new Int32Array(64);
   /** vx vy vz wx wy wz */
   vel = new Float64Array(64 * SV);
-  /** Δpx Δpy Δpz Δθx Δθy Δθz since the start of the step */
-  delta = new Float64Array(64 * SV);
+  /** Per body (stride SD): Δp xyz, (unused), qΔ xyzw, since the start of the step. */
+  delta = new Float64Array(64 * SD);
   /** invMass, then I⁻¹ world: xx xy xz yy yz zz */
   mass = new Float64Array(64 * SM);
+  /** Input of `displace`: displacement xyz, rotation vector xyz. */
+  readonly move = new Float64Array(6);
+  private readonly halfTurn = new Float64Array(3);
 
   private ensure(n: number): void {
     if (n <= this.slots.length) return;
@@ -35,7 +45,7 @@ export class SolverBodies {
     s.set(this.slots);
     this.slots = s;
     this.vel = new Float64Array(cap * SV);
-    this.delta = new Float64Array(cap * SV);
+    this.delta = new Float64Array(cap * SD);
     this.mass = new Float64Array(cap * SM);
   }
 
@@ -49,7 +59,8 @@ export class SolverBodies {
     this.count = n;
     this.dynamicCount = awakeCount;
     this.vel.fill(0, 0, n * SV);
-    this.delta.fill(0, 0, n * SV);
+    this.delta.fill(0, 0, n * SD);
+    for (let i = 0; i < n; i++) this.delta[i * SD + D_QUAT + 3] = 1;
     this.mass.fill(0, 0, SM);
     this.slots[0] = -1;
     let i = 1;
@@ -98,11 +109,13 @@ export class SolverBodies {
    * Semi-implicit Euler, velocity half: gravity, damping, the gyroscopic term (implicit, one Newton
    * step in body space, Catto 2015) and speed caps. Dynamic bodies only.
    */
-  integrateVelocities(bodies: BodyStore, gravity: readonly number[]): void {
-    const h = this.h;
-    const gx = gravity[0];
-    const gy = gravity[1];
-    const gz = gravity[2];
+  integrateVelocities(bodies: BodyStore, ctx: StepContext): void {
+    // The sub-step length stays on this object for integratePositions, displace and gyroscopic.
+    const h = ctx.h;
+    this.h = h;
+    const gx = ctx.gravityX;
+    const gy = ctx.gravityY;
+    const gz = ctx.gravityZ;
     const vel = this.vel;
     const maxV2 = ENGINE_CONSTANTS.maxLinearSpeed * ENGINE_CONSTANTS.maxLinearSpeed;
     const maxW2 = ENGINE_CONSTANTS.maxAngularSpeed * ENGINE_CONSTANTS.maxAngularSpeed;
@@ -167,7 +180,12 @@ export class SolverBodies {
     }
   }
 
-  /** Semi-implicit Euler, position half: x += h v, q += h/2 [ω,0] q (renormalised); also Δp, Δθ. */
+  /**
+   * Semi-implicit Euler, position half: x += h v, q += h/2 [ω,0] q (renormalised); also Δp and qΔ.
+   * A sphere's qΔ stays the identity: turning a sphere about its centre moves no point of its surface
+   * closer to anything (its contact anchors lie on the normal through the centre), while turning the
+   * anchors as material points would lift them off the floor.
+   */
   integratePositions(bodies: BodyStore): void {
     const h = this.h;
     const vel = this.vel;
@@ -178,6 +196,7 @@ export class SolverBodies {
       const slot = this.slots[i];
       if (bodies.moved[slot] === 1) continue;
       const v = i * SV;
+      const d = i * SD;
       const s3 = slot * 3;
       const dx = h * vel[v];
       const dy = h * vel[v + 1];
@@ -185,9 +204,9 @@ export class SolverBodies {
       pos[s3] += dx;
       pos[s3 + 1] += dy;
       pos[s3 + 2] += dz;
-      delta[v] += dx;
-      delta[v + 1] += dy;
-      delta[v + 2] += dz;
+      delta[d] += dx;
+      delta[d + 1] += dy;
+      delta[d + 2] += dz;
       const wx = vel[v + 3];
       const wy = vel[v + 4];
       const wz = vel[v + 5];
@@ -208,12 +227,71 @@ export class SolverBodies {
         rot[q4 + 1] = ny * inv;
         rot[q4 + 2] = nz * inv;
         rot[q4 + 3] = nw * inv;
-        delta[v + 3] += h * wx;
-        delta[v + 4] += h * wy;
-        delta[v + 5] += h * wz;
+        if (bodies.shape[slot] !== SPHERE) {
+          // Same update for qΔ (it starts at identity), so q = qΔ ⊗ q(step start) throughout.
+          const o = d + D_QUAT;
+          const ax = delta[o];
+          const ay = delta[o + 1];
+          const az = delta[o + 2];
+          const aw = delta[o + 3];
+          const mx = ax + k * (wx * aw + wy * az - wz * ay);
+          const my = ay + k * (wy * aw + wz * ax - wx * az);
+          const mz = az + k * (wz * aw + wx * ay - wy * ax);
+          const mw = aw - k * (wx * ax + wy * ay + wz * az);
+          const minv = 1 / Math.sqrt(mx * mx + my * my + mz * mz + mw * mw);
+          delta[o] = mx * minv;
+          delta[o + 1] = my * minv;
+          delta[o + 2] = mz * minv;
+          delta[o + 3] = mw * minv;
+        }
       }
     }
   }
+
+  /**
+   * Moves dynamic solver body i by the displacement `move[0..2]` and the small rotation vector
+   * `move[3..5]`: position, orientation and this step's motion (Δp, qΔ) alike. Used by a bounce
+   * that happened before the end of the step (ContactSolver.applyRestitution). The amounts travel in
+   * `move`, not as arguments (passing doubles to a call V8 does not inline boxes them).
+   */
+  displace(i: number, bodies: BodyStore): void {
+    const slot = this.slots[i];
+    const m = this.move;
+    const d = i * SD;
+    const s3 = slot * 3;
+    for (let k = 0; k < 3; k++) {
+      bodies.pos[s3 + k] += m[k];
+      this.delta[d + k] += m[k];
+    }
+    if (m[3] === 0 && m[4] === 0 && m[5] === 0) return;
+    const half = this.halfTurn;
+    half[0] = 0.5 * m[3];
+    half[1] = 0.5 * m[4];
+    half[2] = 0.5 * m[5];
+    turnQuat(bodies.rot, slot * 4, half);
+    if (bodies.shape[slot] === SPHERE) return;
+    turnQuat(this.delta, d + D_QUAT, half);
+  }
+}
+
+/** q ← normalise(q + [half, 0] ⊗ q) for the quaternion at q[o..o+3]: a turn by the vector 2·half. */
+function turnQuat(q: Float64Array, o: number, half: Float64Array): void {
+  const qx = q[o];
+  const qy = q[o + 1];
+  const qz = q[o + 2];
+  const qw = q[o + 3];
+  const hx = half[0];
+  const hy = half[1];
+  const hz = half[2];
+  const nx = qx + (hx * qw + hy * qz - hz * qy);
+  const ny = qy + (hy * qw + hz * qx - hx * qz);
+  const nz = qz + (hz * qw + hx * qy - hy * qx);
+  const nw = qw - (hx * qx + hy * qy + hz * qz);
+  const inv = 1 / Math.sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  q[o] = nx * inv;
+  q[o + 1] = ny * inv;
+  q[o + 2] = nz * inv;
+  q[o + 3] = nw * inv;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { BroadPhase } from "../collision/broad-phase.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
 import { ManifoldOut } from "../collision/manifold.ts";
 import { type BodyStore, DYNAMIC } from "../dynamics/body-store.ts";
@@ -44,6 +45,7 @@ const sortIndex = new Int32Array(MAX_CONTACTS);
  */
 export function moveCharacterBody(
   bodies: BodyStore,
+  broad: BroadPhase,
   slot: number,
   dx: number,
   dy: number,
@@ -69,14 +71,14 @@ export function moveCharacterBody(
     pos[s3] += dx / steps;
     pos[s3 + 1] += dy / steps;
     pos[s3 + 2] += dz / steps;
-    resolveOverlaps(bodies, slot, blockDynamic, result);
+    resolveOverlaps(bodies, broad, slot, blockDynamic, result);
   }
   result.moved[0] = pos[s3] - sx;
   result.moved[1] = pos[s3 + 1] - sy;
   result.moved[2] = pos[s3 + 2] - sz;
 }
 
-function resolveOverlaps(bodies: BodyStore, slot: number, blockDynamic: boolean, result: CharacterMoveResult): void {
+function resolveOverlaps(bodies: BodyStore, broad: BroadPhase, slot: number, blockDynamic: boolean, result: CharacterMoveResult): void {
   const s3 = slot * 3;
   const pos = bodies.pos;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
@@ -84,7 +86,7 @@ function resolveOverlaps(bodies: BodyStore, slot: number, blockDynamic: boolean,
     // wall cannot push into another close by.
     const margin = 0.25 * Math.min(bodies.half[s3], bodies.half[s3 + 1], bodies.half[s3 + 2]);
     bodies.updateAabbWithMargin(slot, margin);
-    const count = gatherPenetrations(bodies, slot, blockDynamic, margin);
+    const count = gatherPenetrations(bodies, broad, slot, blockDynamic, margin);
     if (count === 0) return;
     // Deepest first; ties by slot so the order is deterministic.
     for (let i = 0; i < count; i++) sortIndex[i] = i;
@@ -138,28 +140,20 @@ function resolveOverlaps(bodies: BodyStore, slot: number, blockDynamic: boolean,
 
 /**
  * Blockers within `margin` of the character: push-out direction (towards the character) and depth
- * (negative for a gap). Returns 0 when none actually overlaps.
+ * (negative for a gap). Returns 0 when none actually overlaps. The candidates are the bodies whose AABB
+ * overlaps the character's (grown by the margin), from the broad phase in ascending slot order: the
+ * same bodies, in the same order, as a scan of every slot, without visiting the far ones.
  */
-function gatherPenetrations(bodies: BodyStore, slot: number, blockDynamic: boolean, margin: number): number {
-  const aabb = bodies.aabb;
-  const c6 = slot * 6;
+function gatherPenetrations(bodies: BodyStore, broad: BroadPhase, slot: number, blockDynamic: boolean, margin: number): number {
+  const found = broad.queryAabb(bodies, bodies.aabb, slot * 6);
+  const candidates = broad.queryResult;
   let count = 0;
   let deepest = Number.NEGATIVE_INFINITY;
-  for (let s = 0; s < bodies.slotCount; s++) {
-    if (s === slot || bodies.alive[s] === 0) continue;
+  for (let k = 0; k < found; k++) {
+    const s = candidates[k];
+    if (s === slot) continue;
     // Static and kinematic bodies always block (two avatars do not walk through each other).
     if (bodies.type[s] === DYNAMIC && !blockDynamic) continue;
-    const s6 = s * 6;
-    if (
-      aabb[s6] > aabb[c6 + 3] ||
-      aabb[s6 + 3] < aabb[c6] ||
-      aabb[s6 + 1] > aabb[c6 + 4] ||
-      aabb[s6 + 4] < aabb[c6 + 1] ||
-      aabb[s6 + 2] > aabb[c6 + 5] ||
-      aabb[s6 + 5] < aabb[c6 + 2]
-    ) {
-      continue;
-    }
     manifold.margin = margin;
     collidePair(manifold, bodies, slot, s);
     if (manifold.count === 0) continue;

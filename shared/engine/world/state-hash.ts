@@ -1,4 +1,7 @@
-import type { BodyStore } from "../dynamics/body-store.ts";
+import type { BodyView } from "./body-view.ts";
+
+/** What hashing reads: a BodyView, or the engine's own store. */
+type HashedBodies = Pick<BodyView, "slotCount" | "alive" | "sleeping" | "pos" | "rot" | "vel" | "angVel" | "handleOf">;
 
 const buf = new Float64Array(14);
 const words = new Uint32Array(buf.buffer);
@@ -7,7 +10,7 @@ const words = new Uint32Array(buf.buffer);
  * Writes one body's state (position, rotation, linear and angular velocity: 13 doubles) into `out` at
  * `o`. The world hash and the per-body hashes of replay keyframes hash exactly these values.
  */
-export function packBodyState(out: Float64Array, o: number, bodies: BodyStore, slot: number): void {
+export function packBodyState(out: Float64Array, o: number, bodies: Pick<BodyView, "pos" | "rot" | "vel" | "angVel">, slot: number): void {
   const s3 = slot * 3;
   const s4 = slot * 4;
   out[o] = bodies.pos[s3];
@@ -30,7 +33,7 @@ export function packBodyState(out: Float64Array, o: number, bodies: BodyStore, s
  * order: handle, position, rotation, linear and angular velocity, sleeping flag. Two FNV-1a lanes over
  * 32-bit words with different offsets, each finished with murmur3's avalanche.
  */
-export function hashBodies(bodies: BodyStore): string {
+export function hashBodies(bodies: HashedBodies): string {
   let h1 = 0x811c9dc5 | 0;
   let h2 = 0x01000193 ^ 0x5bd1e995;
   for (let s = 0; s < bodies.slotCount; s++) {

@@ -1,20 +1,14 @@
 import { ENGINE_CONSTANTS } from "../config.ts";
-import {
-  BroadPhase,
-  CAT_AWAKE,
-  CAT_KINEMATIC_IDLE,
-  CAT_KINEMATIC_MOVING,
-  CAT_SLEEPING,
-  CAT_STATIC,
-} from "../collision/broad-phase.ts";
+import { BroadPhase } from "../collision/broad-phase.ts";
 import { ManifoldOut } from "../collision/manifold.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
-import { type BodyStore, KINEMATIC, SPHERE, STATIC } from "../dynamics/body-store.ts";
-import { ContactSolver, type SolverSettings } from "../dynamics/contact-solver.ts";
+import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, SPHERE } from "../dynamics/body-store.ts";
+import { ContactSolver } from "../dynamics/contact-solver.ts";
 import type { ContactStore } from "../dynamics/contact-store.ts";
 import { Islands, wakeIsland } from "../dynamics/islands.ts";
 import { SolverBodies } from "../dynamics/solver-bodies.ts";
 import type { WorldSettings } from "../types.ts";
+import { StepContext } from "../step-context.ts";
 import { now, type StepProfile } from "./profile.ts";
 
 /** Counters of the last step, for tests, metrics and the admin API. */
@@ -31,10 +25,12 @@ export interface StepStats {
   sweptPairs: number;
   /** Contact constraints solved. */
   constraints: number;
+  /** Contacts in the awake contact set after the step (what the next step will visit). */
+  awakeContacts: number;
 }
 
 export function emptyStats(): StepStats {
-  return { awake: 0, broadPairs: 0, narrowPairs: 0, recycled: 0, sweptPairs: 0, constraints: 0 };
+  return { awake: 0, broadPairs: 0, narrowPairs: 0, recycled: 0, sweptPairs: 0, constraints: 0, awakeContacts: 0 };
 }
 
 /** Why the engine removed a body on its own. */
@@ -59,7 +55,7 @@ export interface PipelineHost {
 }
 
 /**
- * One step as a pipeline of named stages: classify → broad phase → pair update → narrow phase →
+ * One step as a pipeline of named stages: active sets → broad phase → pair update → narrow phase →
  * solve (soft sub-steps or projection) → finalize (kinematic targets, guards, bounds) → islands/sleep.
  * Owns the per-step scratch state; the world owns bodies and contacts.
  */
@@ -69,26 +65,10 @@ export class StepPipeline {
   private readonly solver = new ContactSolver();
   private readonly islands = new Islands();
   private readonly manifold = new ManifoldOut();
-  private category = new Uint8Array(64);
-  private awake = new Int32Array(64);
-  private awakeCount = 0;
-  private kinematic = new Int32Array(64);
-  private kinematicCount = 0;
   private movingKinematicCount = 0;
   private pairStamp = 0;
-  private readonly solverSettings: SolverSettings = {
-    h: 0,
-    contactHertz: 0,
-    dampingRatio: 0,
-    maxPushVelocity: 0,
-    slop: 0,
-    warmStarting: true,
-    restitutionThreshold: 0,
-  };
-  /** Narrow-phase milliseconds spent on CCD-swept pairs this step (profiling only). */
-  private ccdMs = 0;
-  /** Length of the current step, s (a field, so helpers need not take it as a boxed argument). */
-  private dt = 0;
+  /** The step's scalars and stage timers, shared by every stage (and the solver). */
+  private readonly ctx = new StepContext();
 
   private readonly world: PipelineHost;
 
@@ -102,104 +82,79 @@ export class StepPipeline {
     const p = w.profile;
     const stats = w.lastStepStats;
     const t0 = prof ? now() : 0;
-    const dt = 1 / w.settings.tickRate;
-    this.dt = dt;
+    const ctx = this.ctx;
+    ctx.begin(w.settings, prof);
     if (w.removedLastStep.length > 0) w.removedLastStep.length = 0;
     stats.narrowPairs = 0;
     stats.recycled = 0;
     stats.sweptPairs = 0;
-    this.ccdMs = 0;
 
-    this.classify(true);
+    this.refreshActive();
     // Nothing awake and no kinematic body moving: no pair can change, skip the sweep entirely.
-    if (this.awakeCount > 0 || this.movingKinematicCount > 0) this.broad.findPairs(w.bodies, this.category);
+    if (w.bodies.awakeCount > 0 || this.movingKinematicCount > 0) this.broad.findPairs(w.bodies);
     else this.broad.pairCount = 0;
     stats.broadPairs = this.broad.pairCount;
     const t1 = prof ? now() : 0;
 
     this.updatePairs();
-    const woke = this.collide(dt);
-    if (woke) this.classify(false);
+    this.collide();
     const t2 = prof ? now() : 0;
 
-    const tIntegrate = this.solve();
+    this.solve();
     const t3 = prof ? now() : 0;
 
     this.finalize();
-    stats.awake = this.awakeCount;
+    stats.awake = w.bodies.awakeCount;
     let t4 = t3;
-    if (w.settings.sleep) {
-      this.islands.update(
-        w.bodies,
-        w.contacts,
-        this.awake,
-        this.awakeCount,
-        dt,
-        w.settings.sleepTime,
-        w.settings.sleepLinearThreshold,
-        w.settings.sleepAngularThreshold,
-      );
+    if (ctx.sleep) {
+      this.islands.update(w.bodies, w.contacts, ctx);
       t4 = prof ? now() : 0;
     }
     this.clearKinematicMoves();
+    stats.awakeContacts = w.contacts.awakeCount;
     if (prof) {
       const t5 = now();
       p.broad = t1 - t0;
-      p.narrow = t2 - t1 - this.ccdMs;
-      p.integrate = tIntegrate;
-      p.solve = t3 - t2 - tIntegrate;
+      p.narrow = t2 - t1 - ctx.ccdMs;
+      p.integrate = ctx.integrateMs;
+      p.solve = t3 - t2 - ctx.integrateMs;
       p.islands = t4 - t3;
-      p.ccd = this.ccdMs;
+      p.ccd = ctx.ccdMs;
       p.total = t5 - t0;
     }
   }
 
   /**
-   * Sorts bodies into activity categories, builds the awake and kinematic lists (slot order) and
-   * refreshes AABBs of moving bodies. With CCD on, AABBs are stretched over the distance swept this step.
+   * Marks which kinematic bodies move this step and refreshes the AABBs of the awake and moving bodies
+   * (with CCD on, stretched over the distance swept this step). Visits only the awake and kinematic
+   * sets: sleeping and static bodies keep their AABBs and categories from when they last changed.
    */
-  private classify(refreshAabbs: boolean): void {
+  private refreshActive(): void {
     const b = this.world.bodies;
-    const n = b.slotCount;
-    if (this.category.length < n) {
-      let cap = this.category.length;
-      while (cap < n) cap *= 2;
-      this.category = new Uint8Array(cap);
-      this.awake = new Int32Array(cap);
-      this.kinematic = new Int32Array(cap);
-    }
-    const ccd = this.world.settings.ccd;
-    let na = 0;
-    let nk = 0;
+    const ccd = this.ctx.ccd;
     let moving = 0;
-    for (let s = 0; s < n; s++) {
-      if (b.alive[s] === 0) continue;
-      const type = b.type[s];
-      let cat: number;
-      if (type === STATIC) {
-        cat = CAT_STATIC;
-      } else if (type === KINEMATIC) {
-        this.kinematic[nk++] = s;
-        cat = isKinematicMoving(b, s) ? CAT_KINEMATIC_MOVING : CAT_KINEMATIC_IDLE;
-        if (cat === CAT_KINEMATIC_MOVING) moving++;
-      } else if (b.sleeping[s] === 1) {
-        cat = CAT_SLEEPING;
-      } else {
-        this.awake[na++] = s;
-        cat = CAT_AWAKE;
-      }
-      this.category[s] = cat;
-      if (refreshAabbs && (cat === CAT_AWAKE || cat === CAT_KINEMATIC_MOVING)) {
+    for (let k = 0; k < b.kinematicCount; k++) {
+      const s = b.kinematicList[k];
+      if (isKinematicMoving(b, s)) {
+        b.activity[s] = CAT_KINEMATIC_MOVING;
+        moving++;
         b.updateAabb(s);
         if (ccd) this.sweepAabb(s);
-      }
+      } else b.activity[s] = CAT_KINEMATIC_IDLE;
     }
-    this.awakeCount = na;
-    this.kinematicCount = nk;
+    for (let k = 0; k < b.awakeCount; k++) {
+      const s = b.awakeList[k];
+      b.updateAabb(s);
+      if (ccd) this.sweepAabb(s);
+    }
     this.movingKinematicCount = moving;
   }
 
-  /** Stamps the broad-phase pairs, creates contacts for new ones and drops contacts whose AABBs parted. */
+  /**
+   * Stamps the broad-phase pairs, creates contacts for new ones and drops awake contacts whose AABBs
+   * parted. Contacts between bodies that were not swept (a sleeping body and an idle kinematic one) are
+   * kept for their wake-up.
+   */
   private updatePairs(): void {
     const stamp = ++this.pairStamp;
     const contacts = this.world.contacts;
@@ -211,12 +166,13 @@ export class StepPipeline {
       if (c < 0) contacts.add(a, b, stamp);
       else contacts.stamp[c] = stamp;
     }
-    const cat = this.category;
-    for (let c = contacts.count - 1; c >= 0; c--) {
+    const activity = this.world.bodies.activity;
+    // Backwards: removal swaps the last awake contact into this position, which was already visited.
+    for (let i = contacts.awakeCount - 1; i >= 0; i--) {
+      const c = contacts.awake[i];
       if (contacts.stamp[c] === stamp) continue;
-      // Contacts between bodies that were not swept (sleeping/static pairs) are kept for their wake-up.
-      const ca = cat[contacts.bodyA[c]];
-      const cb = cat[contacts.bodyB[c]];
+      const ca = activity[contacts.bodyA[c]];
+      const cb = activity[contacts.bodyB[c]];
       if (ca === CAT_AWAKE || cb === CAT_AWAKE || ca === CAT_KINEMATIC_MOVING || cb === CAT_KINEMATIC_MOVING) {
         contacts.removeAt(c);
       }
@@ -226,20 +182,32 @@ export class StepPipeline {
   /**
    * Narrow phase for every contact with an active body. Manifolds of pairs that barely moved are
    * recycled. A sleeping body that an active body touches (or will reach this step) wakes with its
-   * island. Returns true if any island woke.
+   * island; the woken contacts join the awake set after the ones visited here and keep the manifolds
+   * they slept with (their bodies have not moved since).
    */
-  private collide(dt: number): boolean {
+  private collide(): void {
     const b = this.world.bodies;
     const contacts = this.world.contacts;
-    const cat = this.category;
-    const ccd = this.world.settings.ccd;
+    const cat = b.activity;
+    const ctx = this.ctx;
+    const dt = ctx.dt;
+    const ccd = ctx.ccd;
     const spec = ENGINE_CONSTANTS.speculativeDistance;
     const vel = b.vel;
     const angVel = b.angVel;
     const stats = this.world.lastStepStats;
-    const prof = this.world.profiling;
-    let woke = false;
-    for (let c = 0; c < contacts.count; c++) {
+    const prof = ctx.profiling;
+    // What gravity adds to a sweep within the step (semi-implicit Euler over n sub-steps moves a body
+    // g dt² (n + 1) / 2n, at most g dt²): a ball whose start-of-step speed fell just short of its gap
+    // still reached the floor, with no speculative contact to catch it.
+    const gravitySweep = Math.sqrt(ctx.gravityX * ctx.gravityX + ctx.gravityY * ctx.gravityY + ctx.gravityZ * ctx.gravityZ) * dt * dt;
+    // The relaxation after the last sub-step already holds speculative contacts to the first sub-step
+    // of the next step, so a swept pair's motion covers that sub-step too.
+    const reach = dt + dt / ctx.iterations;
+    const awakeContacts = contacts.awake;
+    const n = contacts.awakeCount;
+    for (let i = 0; i < n; i++) {
+      const c = awakeContacts[i];
       const a = contacts.bodyA[c];
       const bb = contacts.bodyB[c];
       const ca = cat[a];
@@ -253,11 +221,19 @@ export class StepPipeline {
       const dvy = vel[b3 + 1] - vel[a3 + 1];
       const dvz = vel[b3 + 2] - vel[a3 + 2];
       let margin: number = spec;
+      const motion = this.manifold.motion;
+      motion[0] = motion[1] = motion[2] = 0;
       if (ccd) {
         const wa = Math.sqrt(angVel[a3] * angVel[a3] + angVel[a3 + 1] * angVel[a3 + 1] + angVel[a3 + 2] * angVel[a3 + 2]);
         const wb = Math.sqrt(angVel[b3] * angVel[b3] + angVel[b3 + 1] * angVel[b3 + 1] + angVel[b3 + 2] * angVel[b3 + 2]);
-        const sweep = (Math.sqrt(dvx * dvx + dvy * dvy + dvz * dvz) + wa * b.boundRadius[a] + wb * b.boundRadius[bb]) * dt;
-        if (sweep > margin) margin = sweep;
+        const sweep = (Math.sqrt(dvx * dvx + dvy * dvy + dvz * dvz) + wa * b.boundRadius[a] + wb * b.boundRadius[bb]) * dt + gravitySweep;
+        if (sweep > margin) {
+          margin = sweep;
+          // Swept pairs also hand the narrow phase their relative motion (a sphere's normal at impact).
+          motion[0] = dvx * reach;
+          motion[1] = dvy * reach;
+          motion[2] = dvz * reach;
+        }
       }
       // Sphere-sphere is cheaper to recompute than to check for reuse.
       const recyclable = b.shape[a] !== SPHERE || b.shape[bb] !== SPHERE;
@@ -274,78 +250,64 @@ export class StepPipeline {
         collidePair(this.manifold, b, a, bb);
         contacts.storeManifold(c, this.manifold, b);
       }
-      if (swept && prof) this.ccdMs += now() - t0;
+      if (swept && prof) ctx.ccdMs += now() - t0;
       if (ca === CAT_SLEEPING || cb === CAT_SLEEPING) {
         const count = contacts.pointCount[c];
         if (count === 0) continue;
-        // Wake when touching, or when the closing speed covers the gap within this step.
+        // Wake when touching, or when the closing speed covers the gap within this step. The closing
+        // speed counts rotation (ω · bounding radius, as the CCD margin does): a toppling domino's top
+        // closes twice as fast as its centre, and a sleeping partner is immovable to the solver, so a
+        // contact that reaches it before it wakes stops the domino dead.
         const n3 = c * 3;
-        const closing = -(dvx * contacts.normal[n3] + dvy * contacts.normal[n3 + 1] + dvz * contacts.normal[n3 + 2]);
+        const closing =
+          -(dvx * contacts.normal[n3] + dvy * contacts.normal[n3 + 1] + dvz * contacts.normal[n3 + 2]) +
+          Math.sqrt(angVel[a3] * angVel[a3] + angVel[a3 + 1] * angVel[a3 + 1] + angVel[a3 + 2] * angVel[a3 + 2]) * b.boundRadius[a] +
+          Math.sqrt(angVel[b3] * angVel[b3] + angVel[b3 + 1] * angVel[b3 + 1] + angVel[b3 + 2] * angVel[b3 + 2]) * b.boundRadius[bb];
         if (contacts.minSeparation(c) - (closing > 0 ? closing * dt : 0) <= ENGINE_CONSTANTS.touchDistance) {
-          wakeIsland(b, ca === CAT_SLEEPING ? a : bb);
-          woke = true;
+          wakeIsland(b, contacts, ca === CAT_SLEEPING ? a : bb);
         }
       }
     }
-    return woke;
   }
 
-  /** Returns the milliseconds spent integrating (profiling only). */
-  private solve(): number {
-    const s = this.world.settings;
-    const pc = s.positionCorrection;
+  /** Soft sub-steps with relaxation (Box2D v3's soft step), or the seeds' projection method. */
+  private solve(): void {
+    const ctx = this.ctx;
     const sb = this.solverBodies;
     const solver = this.solver;
     const b = this.world.bodies;
-    const prof = this.world.profiling;
-    const dt = this.dt;
-    let tInt = 0;
-    sb.load(b, this.awake, this.awakeCount, this.kinematic, this.kinematicCount);
-    const iterations = s.velocityIterations;
-    const soft = pc.method === "soft";
-    // One settings object reused every step (a literal per step would be garbage).
-    const ss = this.solverSettings;
-    ss.h = soft ? dt / iterations : dt;
-    ss.contactHertz = soft ? pc.contactHertz : 0;
-    ss.dampingRatio = pc.dampingRatio;
-    ss.maxPushVelocity = pc.maxPushVelocity;
-    ss.slop = pc.slop;
-    ss.warmStarting = s.warmStarting;
-    ss.restitutionThreshold = s.restitutionThreshold;
-    solver.prepare(this.world.contacts, b, sb, ss);
-    sb.h = ss.h;
-    if (soft) {
-      for (let i = 0; i < iterations; i++) {
+    const prof = ctx.profiling;
+    sb.load(b, b.awakeList, b.awakeCount, b.kinematicList, b.kinematicCount);
+    solver.prepare(this.world.contacts, b, sb, ctx);
+    if (ctx.soft) {
+      for (let i = 0; i < ctx.iterations; i++) {
         let t = prof ? now() : 0;
-        sb.integrateVelocities(b, s.gravity);
-        if (prof) tInt += now() - t;
-        if (s.warmStarting) solver.warmStart(sb);
+        sb.integrateVelocities(b, ctx);
+        if (prof) ctx.integrateMs += now() - t;
+        if (ctx.warmStarting) solver.warmStart(sb);
         else solver.resetImpulses();
         solver.solve(sb, true);
         t = prof ? now() : 0;
         sb.integratePositions(b);
-        if (prof) tInt += now() - t;
-        for (let r = 0; r < s.relaxIterations; r++) solver.solve(sb, false);
+        if (prof) ctx.integrateMs += now() - t;
+        for (let r = 0; r < ctx.relaxIterations; r++) solver.solve(sb, false);
       }
-      solver.applyRestitution(sb);
+      solver.applyRestitution(sb, b);
     } else {
       let t = prof ? now() : 0;
-      sb.integrateVelocities(b, s.gravity);
-      if (prof) tInt += now() - t;
-      if (s.warmStarting) solver.warmStart(sb);
-      for (let i = 0; i < iterations; i++) solver.solve(sb, false);
-      solver.applyRestitution(sb);
+      sb.integrateVelocities(b, ctx);
+      if (prof) ctx.integrateMs += now() - t;
+      if (ctx.warmStarting) solver.warmStart(sb);
+      for (let i = 0; i < ctx.iterations; i++) solver.solve(sb, false);
+      solver.applyRestitution(sb, b);
       t = prof ? now() : 0;
       sb.integratePositions(b);
-      if (prof) tInt += now() - t;
-      solver.projectionSlop = pc.slop;
-      solver.projectionPercent = pc.percent;
-      for (let i = 0; i < pc.iterations; i++) solver.projectPositions(sb, b);
+      if (prof) ctx.integrateMs += now() - t;
+      for (let i = 0; i < ctx.projectionIterations; i++) solver.projectPositions(sb, b);
     }
     solver.storeImpulses(this.world.contacts);
     this.world.lastStepStats.constraints = solver.count;
     sb.store(b);
-    return tInt;
   }
 
   /**
@@ -354,8 +316,8 @@ export class StepPipeline {
    */
   private finalize(): void {
     const b = this.world.bodies;
-    for (let k = 0; k < this.kinematicCount; k++) {
-      const s = this.kinematic[k];
+    for (let k = 0; k < b.kinematicCount; k++) {
+      const s = b.kinematicList[k];
       if (b.hasTarget[s] === 0) continue;
       const t = s * 7;
       b.pos[s * 3] = b.target[t];
@@ -363,13 +325,13 @@ export class StepPipeline {
       b.pos[s * 3 + 2] = b.target[t + 2];
       for (let i = 0; i < 4; i++) b.rot[s * 4 + i] = b.target[t + 3 + i];
     }
-    for (let k = 0; k < this.awakeCount; k++) {
-      const s = this.awake[k];
+    for (let k = 0; k < b.awakeCount; k++) {
+      const s = b.awakeList[k];
       b.updateWorldInertia(s);
       this.guard(s);
     }
     // Kinematic bodies are moved from outside: the same guard applies to them.
-    for (let k = 0; k < this.kinematicCount; k++) this.guard(this.kinematic[k]);
+    for (let k = 0; k < b.kinematicCount; k++) this.guard(b.kinematicList[k]);
     if (this.world.removedLastStep.length > 0) this.removeReported();
   }
 
@@ -402,14 +364,12 @@ export class StepPipeline {
       const slot = this.world.bodies.resolve(r.handle);
       if (slot >= 0) this.world.removeSlotInternal(slot);
     }
-    // The removed bodies are gone from the awake list's view; rebuild it for the island pass.
-    this.classify(false);
   }
 
   /** Stretches a body's AABB over its motion this step (linear sweep, plus rotation of its bounding sphere). */
   private sweepAabb(s: number): void {
     const b = this.world.bodies;
-    const dt = this.dt;
+    const dt = this.ctx.dt;
     const s3 = s * 3;
     const s6 = s * 6;
     const w = b.angVel;
@@ -425,8 +385,8 @@ export class StepPipeline {
 
   private clearKinematicMoves(): void {
     const b = this.world.bodies;
-    for (let k = 0; k < this.kinematicCount; k++) {
-      const s = this.kinematic[k];
+    for (let k = 0; k < b.kinematicCount; k++) {
+      const s = b.kinematicList[k];
       if (b.hasTarget[s] === 0 && b.moved[s] === 0) continue;
       b.hasTarget[s] = 0;
       b.moved[s] = 0;
@@ -434,6 +394,8 @@ export class StepPipeline {
       b.vel[s3] = b.vel[s3 + 1] = b.vel[s3 + 2] = 0;
       b.angVel[s3] = b.angVel[s3 + 1] = b.angVel[s3 + 2] = 0;
       b.updateAabb(s);
+      // It may idle from now on, and idle bodies are not re-placed: move it to its new columns now.
+      this.broad.touch(s, b);
     }
   }
 }

@@ -1,32 +1,28 @@
-import { resolveSettings } from "../config.ts";
-import { raycastBody } from "../collision/raycast.ts";
+import { MATERIAL_LIMITS, resolveSettings } from "../config.ts";
+import type { BroadPhase } from "../collision/broad-phase.ts";
 import { BodyStore, DYNAMIC, KINEMATIC, SPHERE, STATIC } from "../dynamics/body-store.ts";
 import { CONTACT_POINT_STRIDE, ContactStore, FLAG_TOUCHING, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "../dynamics/contact-store.ts";
 import { wakeIsland } from "../dynamics/islands.ts";
 import { inverseRotateVec, normalizeQuatAt } from "../math/quat.ts";
-import type { BodyDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
+import type { Aabb, BodyDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
+import { type BodyView, StoreView } from "./body-view.ts";
+import { type RaycastHit, SpatialQueries } from "./queries.ts";
 import { type CharacterMoveOptions, type CharacterMoveResult, moveCharacterBody } from "./character.ts";
 import { emptyProfile, type StepProfile } from "./profile.ts";
-import { emptyStats, type RemovalReason, type RemovedBody, StepPipeline, type StepStats } from "./step-pipeline.ts";
+import { emptyStats, type PipelineHost, type RemovalReason, type RemovedBody, StepPipeline, type StepStats } from "./step-pipeline.ts";
 
-export type { RemovalReason, RemovedBody, StepStats };
+export type { RaycastHit, RemovalReason, RemovedBody, StepStats };
 import { hashBodies } from "./state-hash.ts";
 
 /**
  * Changes whenever a code change alters simulation results. Replays record it and refuse to verify
  * against a different engine version.
  */
-export const ENGINE_VERSION = "1.2.0";
+export const ENGINE_VERSION = "1.3.0";
+// 1.3.0: awake sets (solver order follows the awake body and contact sets, not slots), exact anchor
+// rotation in the soft step, lever-arm-true manifold recycling, restitution at the time of impact,
+// sphere-box contacts along the motion, contact damping ratio 8.
 
-
-export interface RaycastHit {
-  handle: number;
-  id: string;
-  /** Distance along the (normalised) ray, metres. */
-  distance: number;
-  point: Vec3Tuple;
-  normal: Vec3Tuple;
-}
 
 export interface ContactInfo {
   a: number;
@@ -39,6 +35,24 @@ export interface ContactInfo {
 
 const scratch4 = new Float64Array(4);
 const scratch3 = new Float64Array(3);
+const _scratch9 = new Float64Array(9);
+
+/**
+ * The engine's stores behind a world, for engine tests and tools only (see internal.ts); not part of the
+ * public API: writing them bypasses wake-ups, AABB upkeep and validation.
+ */
+export interface WorldInternals {
+  readonly bodies: BodyStore;
+  readonly contacts: ContactStore;
+  readonly broad: BroadPhase;
+}
+
+let internalsOf: (world: World) => WorldInternals;
+
+/** @internal Use `worldInternals` from internal.ts. */
+export function worldInternals(world: World): WorldInternals {
+  return internalsOf(world);
+}
 
 /**
  * A rigid-body world. Bodies are created from plain definitions and addressed by numeric handles
@@ -47,11 +61,22 @@ const scratch3 = new Float64Array(3);
  * `step()` runs the pipeline: classify bodies → broad phase → pair update → narrow phase → solve
  * (soft sub-steps or projection) → finalize (kinematic targets, guards, bounds) → islands/sleep.
  * Everything outside `step()` (creating, removing, impulses, moves) happens between steps.
+ *
+ * The stores are private: bodies are read and changed through handles (get*, set*, queries), and
+ * readers that walk every body each tick use the read-only `view()`.
  */
 export class World {
-  readonly bodies = new BodyStore();
-  readonly contacts = new ContactStore();
-  settings: WorldSettings;
+  static {
+    internalsOf = (w) => ({ bodies: w.bodies, contacts: w.contacts, broad: w.pipeline.broad });
+  }
+
+  private readonly bodies = new BodyStore();
+  private readonly contacts = new ContactStore();
+  /**
+   * The current settings. Change them only through `updateSettings`, which replaces the object (the step
+   * re-resolves its scalars when the object changes, not when a field of it is written).
+   */
+  settings: Readonly<WorldSettings>;
   /** Steps completed. */
   tick = 0;
   /** Per-stage timings of the last step when `profiling` is true. */
@@ -62,7 +87,9 @@ export class World {
 
   /** Counters of the last step (pairs, recycled manifolds, constraints, awake bodies). */
   readonly lastStepStats: StepStats = emptyStats();
-  private readonly pipeline = new StepPipeline(this);
+  private readonly pipeline = new StepPipeline(this.pipelineHost());
+  private readonly storeView = new StoreView(this.bodies);
+  private readonly queries = new SpatialQueries(this.bodies, this.pipeline.broad);
 
   constructor(settings: WorldSettingsPatch = {}) {
     this.settings = resolveSettings(settings);
@@ -73,6 +100,7 @@ export class World {
   /** Creates a body; the definition must be valid (see validateScenario). Returns its handle. */
   createBody(def: BodyDef): number {
     const slot = this.bodies.add(def);
+    this.contacts.ensureBodies(this.bodies.slotCount);
     this.pipeline.broad.add(slot);
     this.bodies.updateAabb(slot);
     return this.bodies.handleOf(slot);
@@ -87,14 +115,12 @@ export class World {
   }
 
   private removeSlot(slot: number): void {
-    wakeIsland(this.bodies, slot);
     const contacts = this.contacts;
-    for (let c = contacts.count - 1; c >= 0; c--) {
-      const a = contacts.bodyA[c];
-      const b = contacts.bodyB[c];
-      if (a !== slot && b !== slot) continue;
-      wakeIsland(this.bodies, a === slot ? b : a);
-      contacts.removeAt(c);
+    wakeIsland(this.bodies, contacts, slot);
+    // Only the body's own contacts: removing a contact unlinks it, so the list head moves on.
+    for (let e = contacts.firstEdge(slot); e >= 0; e = contacts.firstEdge(slot)) {
+      wakeIsland(this.bodies, contacts, contacts.otherBody(e));
+      contacts.removeAt(e >> 1);
     }
     this.pipeline.broad.remove(slot);
     this.bodies.remove(slot);
@@ -195,14 +221,14 @@ export class World {
 
   /** Wakes the body's island (no-op for awake or non-dynamic bodies). */
   wake(handle: number): void {
-    wakeIsland(this.bodies, this.slot(handle));
+    wakeIsland(this.bodies, this.contacts, this.slot(handle));
   }
 
   setLinearVelocity(handle: number, v: readonly number[]): void {
     const slot = this.slot(handle);
     this.finite("setLinearVelocity", v, 3);
     if (this.bodies.type[slot] === STATIC) return;
-    wakeIsland(this.bodies, slot);
+    wakeIsland(this.bodies, this.contacts, slot);
     const s3 = slot * 3;
     this.bodies.vel[s3] = v[0];
     this.bodies.vel[s3 + 1] = v[1];
@@ -213,7 +239,7 @@ export class World {
     const slot = this.slot(handle);
     this.finite("setAngularVelocity", w, 3);
     if (this.bodies.type[slot] === STATIC) return;
-    wakeIsland(this.bodies, slot);
+    wakeIsland(this.bodies, this.contacts, slot);
     const s3 = slot * 3;
     this.bodies.angVel[s3] = w[0];
     this.bodies.angVel[s3 + 1] = w[1];
@@ -253,7 +279,7 @@ export class World {
     if (point) this.finite("applyImpulse point", point, 3);
     const b = this.bodies;
     if (b.type[slot] !== DYNAMIC) return;
-    wakeIsland(b, slot);
+    wakeIsland(b, this.contacts, slot);
     const s3 = slot * 3;
     const m = b.invMass[slot];
     b.vel[s3] += impulse[0] * m;
@@ -341,7 +367,8 @@ export class World {
     this.finite("moveCharacter delta", delta, 3);
     const b = this.bodies;
     if (b.type[slot] !== KINEMATIC) throw new Error("moveCharacter needs a kinematic body");
-    moveCharacterBody(b, slot, delta[0], delta[1], delta[2], options, result);
+    this.queries.notInRaycast("moveCharacter");
+    moveCharacterBody(b, this.pipeline.broad, slot, delta[0], delta[1], delta[2], options, result);
     const s3 = slot * 3;
     const inv = this.settings.tickRate;
     b.vel[s3] = result.moved[0] * inv;
@@ -350,16 +377,70 @@ export class World {
     b.angVel[s3] = b.angVel[s3 + 1] = b.angVel[s3 + 2] = 0;
     b.moved[slot] = 1;
     b.updateAabb(slot);
+    this.pipeline.broad.touch(slot, b);
     return result;
   }
 
   private wakeTouching(slot: number): void {
-    wakeIsland(this.bodies, slot);
     const contacts = this.contacts;
-    for (let c = 0; c < contacts.count; c++) {
-      if (contacts.bodyA[c] === slot) wakeIsland(this.bodies, contacts.bodyB[c]);
-      else if (contacts.bodyB[c] === slot) wakeIsland(this.bodies, contacts.bodyA[c]);
-    }
+    wakeIsland(this.bodies, contacts, slot);
+    for (let e = contacts.firstEdge(slot); e >= 0; e = contacts.edgeNext[e]) wakeIsland(this.bodies, contacts, contacts.otherBody(e));
+  }
+
+  // ---------------------------------------------------------------- materials
+
+  /**
+   * Material setters take effect from the next step (contacts read the values as they are prepared).
+   * They do not wake the body: call `wake` (or `wakeAll`) when a resting body should react.
+   */
+  setFriction(handle: number, friction: number): void {
+    const slot = this.slot(handle);
+    this.material("setFriction", friction, MATERIAL_LIMITS.maxFriction);
+    this.bodies.friction[slot] = friction;
+  }
+
+  /** Coulomb friction coefficient; a contact uses sqrt(μA·μB). */
+  getFriction(handle: number): number {
+    return this.bodies.friction[this.slot(handle)];
+  }
+
+  /** See `setFriction` for when it applies. */
+  setRestitution(handle: number, restitution: number): void {
+    const slot = this.slot(handle);
+    this.material("setRestitution", restitution, MATERIAL_LIMITS.maxRestitution);
+    this.bodies.restitution[slot] = restitution;
+  }
+
+  /** Coefficient of restitution; a contact uses max(eA, eB). */
+  getRestitution(handle: number): number {
+    return this.bodies.restitution[this.slot(handle)];
+  }
+
+  /** Linear damping per second (v *= 1 / (1 + h·c)); see `setFriction` for when it applies. */
+  setLinearDamping(handle: number, damping: number): void {
+    const slot = this.slot(handle);
+    this.material("setLinearDamping", damping, MATERIAL_LIMITS.maxDamping);
+    this.bodies.linearDamping[slot] = damping;
+  }
+
+  getLinearDamping(handle: number): number {
+    return this.bodies.linearDamping[this.slot(handle)];
+  }
+
+  /** Angular damping per second; see `setFriction` for when it applies. */
+  setAngularDamping(handle: number, damping: number): void {
+    const slot = this.slot(handle);
+    this.material("setAngularDamping", damping, MATERIAL_LIMITS.maxDamping);
+    this.bodies.angularDamping[slot] = damping;
+  }
+
+  getAngularDamping(handle: number): number {
+    return this.bodies.angularDamping[this.slot(handle)];
+  }
+
+  /** The ranges scenario validation applies to body definitions (MATERIAL_LIMITS), NaN and ±∞ excluded. */
+  private material(what: string, v: number, max: number): void {
+    if (!(Number.isFinite(v) && v >= 0 && v <= max)) throw new RangeError(`${what}: expected a finite number in [0, ${max}], got ${v}`);
   }
 
   // ---------------------------------------------------------------- settings
@@ -374,49 +455,98 @@ export class World {
   }
 
   wakeAll(): void {
-    for (let s = 0; s < this.bodies.slotCount; s++) if (this.bodies.alive[s]) wakeIsland(this.bodies, s);
+    for (let s = 0; s < this.bodies.slotCount; s++) if (this.bodies.alive[s]) wakeIsland(this.bodies, this.contacts, s);
   }
 
   // ---------------------------------------------------------------- queries
 
-  /** First body hit by the ray, or null. `direction` need not be unit length. */
+  /**
+   * First body hit by the ray, or null. `direction` need not be unit length. A finite ray tests only the
+   * bodies the broad phase finds around it; an infinite one tests every body. Equal distances go to the
+   * lower slot. `skip` is called for the bodies tested and must not query the world.
+   */
   raycast(
     origin: readonly number[],
     direction: readonly number[],
     maxDistance = Number.POSITIVE_INFINITY,
     skip?: (handle: number) => boolean,
   ): RaycastHit | null {
-    const len = Math.sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
-    if (!(len > 0)) return null;
-    const dx = direction[0] / len;
-    const dy = direction[1] / len;
-    const dz = direction[2] / len;
-    let best = maxDistance;
-    let bestSlot = -1;
-    let nx = 0;
-    let ny = 0;
-    let nz = 0;
-    const b = this.bodies;
-    for (let s = 0; s < b.slotCount; s++) {
-      if (b.alive[s] === 0) continue;
-      if (skip?.(b.handleOf(s))) continue;
-      if (raycastBody(b, s, origin[0], origin[1], origin[2], dx, dy, dz, best, scratch4) && scratch4[0] <= best) {
-        if (bestSlot >= 0 && scratch4[0] === best) continue;
-        best = scratch4[0];
-        bestSlot = s;
-        nx = scratch4[1];
-        ny = scratch4[2];
-        nz = scratch4[3];
+    return this.queries.raycast(this.tick, origin, direction, maxDistance, skip);
+  }
+
+  /**
+   * The body's broad-phase box: the AABB of its shape grown by ENGINE_CONSTANTS.aabbMargin (and, with
+   * CCD, stretched over the motion expected in the step), as of its last refresh. The engine refreshes
+   * it at creation, setTransform and moveCharacter, and at the start of each step for the bodies that
+   * move in it; a body at rest lies inside its box, one that moved in the last step may lie outside by up
+   * to that motion. This is the box `queryAabb` tests.
+   */
+  getAabb(handle: number, out: Aabb = { min: [0, 0, 0], max: [0, 0, 0] }): Aabb {
+    const s6 = this.slot(handle) * 6;
+    const a = this.bodies.aabb;
+    out.min[0] = a[s6];
+    out.min[1] = a[s6 + 1];
+    out.min[2] = a[s6 + 2];
+    out.max[0] = a[s6 + 3];
+    out.max[1] = a[s6 + 4];
+    out.max[2] = a[s6 + 5];
+    return out;
+  }
+
+  /** Radius of the sphere around the body's centre that holds its shape, metres. */
+  getBoundingRadius(handle: number): number {
+    return this.bodies.boundRadius[this.slot(handle)];
+  }
+
+  /**
+   * The bodies whose broad-phase box (getAabb) overlaps the box [min, max] (closed: touching counts), in
+   * ascending slot order, found through the broad phase's grid rather than a scan of every body. Bounds
+   * may be infinite, not NaN. The boxes are conservative for bodies at rest and may lag bodies that moved
+   * in the last step (see getAabb): treat the result as candidates and test exact geometry when it
+   * matters, as `raycast` does.
+   *
+   * With an array, replaces its contents with the handles and returns it (no allocation once it is big
+   * enough). With a function, calls it for each handle; returning false stops the query. The handles are
+   * collected before the first call, so the function may query or change the world.
+   */
+  queryAabb(min: readonly number[], max: readonly number[], out?: number[]): number[];
+  queryAabb(min: readonly number[], max: readonly number[], visit: (handle: number) => unknown): void;
+  queryAabb(
+    min: readonly number[],
+    max: readonly number[],
+    target: number[] | ((handle: number) => unknown) = [],
+  ): number[] | undefined {
+    const box = this.queries.queryBox;
+    for (let k = 0; k < 3; k++) {
+      const lo = min[k];
+      const hi = max[k];
+      if (typeof lo !== "number" || typeof hi !== "number" || Number.isNaN(lo) || Number.isNaN(hi)) {
+        throw new Error("queryAabb: expected min and max as 3 numbers each (not NaN)");
       }
+      box[k] = lo;
+      box[3 + k] = hi;
     }
-    if (bestSlot < 0) return null;
-    return {
-      handle: b.handleOf(bestSlot),
-      id: b.ids[bestSlot]!,
-      distance: best,
-      point: [origin[0] + dx * best, origin[1] + dy * best, origin[2] + dz * best],
-      normal: [nx, ny, nz],
-    };
+    const b = this.bodies;
+    const n = this.queries.queryBoxSlots();
+    const slots = this.pipeline.broad.queryResult;
+    if (typeof target === "function") {
+      const handles: number[] = new Array(n);
+      for (let k = 0; k < n; k++) handles[k] = b.handleOf(slots[k]);
+      for (let k = 0; k < n; k++) if (target(handles[k]) === false) break;
+      return undefined;
+    }
+    target.length = n;
+    for (let k = 0; k < n; k++) target[k] = b.handleOf(slots[k]);
+    return target;
+  }
+
+  /**
+   * Read-only, zero-copy view of every body's state by slot (see BodyView): for readers that walk all
+   * bodies each tick. Valid until the next createBody or removeBody, which may reallocate the arrays;
+   * call `view()` again after either. Returns the same object each time (no allocation).
+   */
+  view(): BodyView {
+    return this.storeView.refresh();
   }
 
   /** Calls `fn` for every contact that has points (allocates; for tools and tests, not the hot path). */
@@ -447,10 +577,7 @@ export class World {
 
   /** Dynamic bodies that are not sleeping. */
   get awakeBodyCount(): number {
-    let n = 0;
-    const b = this.bodies;
-    for (let s = 0; s < b.slotCount; s++) if (b.alive[s] && b.type[s] === DYNAMIC && b.sleeping[s] === 0) n++;
-    return n;
+    return this.bodies.awakeCount;
   }
 
   /** Σ ½ m v² + ½ ωᵀ I ω over dynamic bodies, joules. */
@@ -488,8 +615,23 @@ export class World {
     this.tick++;
   }
 
-  /** @internal Used by the pipeline to remove bodies it rejects (bounds, non-finite). */
-  removeSlotInternal(slot: number): void {
-    this.removeSlot(slot);
+  /** What the step pipeline works on: the stores and the step's outputs, live settings. */
+  private pipelineHost(): PipelineHost {
+    const world = this;
+    return {
+      bodies: this.bodies,
+      contacts: this.contacts,
+      get settings() {
+        return world.settings;
+      },
+      get profiling() {
+        return world.profiling;
+      },
+      profile: this.profile,
+      lastStepStats: this.lastStepStats,
+      removedLastStep: this.removedLastStep,
+      // The pipeline removes the bodies it rejects (bounds, non-finite).
+      removeSlotInternal: (slot: number) => this.removeSlot(slot),
+    };
   }
 }

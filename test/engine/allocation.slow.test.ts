@@ -50,3 +50,28 @@ describe("no allocation in step()", () => {
     });
   }
 });
+
+describe("no allocation in character moves", () => {
+  it("moveCharacter among a thousand bodies allocates (next to) nothing in engine code", async () => {
+    const { world } = builtin("pile1000");
+    const avatars: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      avatars.push(
+        world.createBody({ id: `avatar${i}`, type: "kinematic", shape: { type: "box", halfExtents: [0.4, 0.9, 0.4] }, position: [-6 + 1.5 * i, 1, 8] }),
+      );
+    }
+    steps(world, 60);
+    const result = { moved: [0, 0, 0] as [number, number, number], grounded: false, hits: 0 };
+    const options = { blockOnDynamic: true };
+    const left = [-0.05, -0.02, 0.03];
+    const right = [0.05, -0.02, -0.03];
+    const moves = (n: number) => {
+      for (let r = 0; r < n; r++) for (const h of avatars) world.moveCharacter(h, r % 2 === 0 ? left : right, options, result);
+    };
+    // Long enough for V8 to optimise the character code (unoptimised code boxes its doubles).
+    moves(3000);
+    const { total, top } = await allocatedBytes(() => moves(1000));
+    // 8000 moves: a per-move allocation (a query result, a closure) would be ≥ 16 B × 8000.
+    expect(total, top).toBeLessThan(20_000);
+  });
+});

@@ -21,9 +21,9 @@ function hashes(name: string, ticks: number): string[] {
  * engine version and would otherwise fail to verify).
  */
 const GOLDEN = {
-  heap1000_300: "559409c463e2bad0",
-  bounce_240: "7e127b36b3f159d9",
-  scripted_480: "f1e8552e3d495b0d",
+  heap1000_300: "312521620c865d40",
+  bounce_240: "d29c7b1e57012990",
+  scripted_480: "0eb7d87c65a0a850",
 };
 
 describe("determinism", () => {
@@ -62,7 +62,7 @@ describe("determinism", () => {
   });
 
   it("golden hashes are pinned to this engine version", () => {
-    expect(ENGINE_VERSION).toBe("1.2.0");
+    expect(ENGINE_VERSION).toBe("1.3.0");
     expect(hashes("heap1000", 300)[300]).toBe(GOLDEN.heap1000_300);
     expect(hashes("bounce", 240)[240]).toBe(GOLDEN.bounce_240);
   });

@@ -1,0 +1,102 @@
+import type { BodyStore } from "../dynamics/body-store.ts";
+
+/**
+ * A typed array seen through a read-only lens: indexing, length and iteration only. TypeScript has no
+ * ReadonlyFloat64Array, and the typed arrays' other methods (set, fill, sort, subarray...) would write or
+ * hand out writable views. The engine's Float64Array/Uint8Array are assignable to this, not the reverse.
+ */
+export interface ReadonlyNumberArray {
+  readonly [index: number]: number;
+  readonly length: number;
+  [Symbol.iterator](): IterableIterator<number>;
+}
+
+/**
+ * Zero-copy, read-only access to every body's state, indexed by slot (the engine's structure of arrays).
+ * For readers that walk all bodies every tick: state sync, hashing, mirrors, benches.
+ *
+ * Layout: `pos`, `vel`, `angVel` and `half` hold 3 numbers per slot (at slot * 3), `rot` 4 (x, y, z, w at
+ * slot * 4); the rest one per slot. Only slots below `slotCount` with `alive[slot] === 1` hold a body;
+ * iterate in slot order for deterministic results.
+ *
+ * Validity: the arrays are the engine's own, so values change as the world steps, and they are
+ * replaced by larger ones when the world grows. A view (and any array taken from it) is valid until the
+ * next `createBody` or `removeBody`; call `world.view()` again after either. Never write through a view
+ * (the types forbid it; a cast that does would bypass wake-ups, AABBs and validation).
+ */
+export interface BodyView {
+  /** One past the highest slot ever used. */
+  readonly slotCount: number;
+  /** 1 if the slot holds a body. */
+  readonly alive: ReadonlyNumberArray;
+  /** BodyTypeCode per slot. */
+  readonly type: ReadonlyNumberArray;
+  /** ShapeTypeCode per slot. */
+  readonly shape: ReadonlyNumberArray;
+  /** Box half extents, or the sphere radius three times, metres (3 per slot). */
+  readonly half: ReadonlyNumberArray;
+  /** Centre of mass, metres (3 per slot). */
+  readonly pos: ReadonlyNumberArray;
+  /** Orientation quaternion x, y, z, w (4 per slot). */
+  readonly rot: ReadonlyNumberArray;
+  /** Linear velocity, m/s (3 per slot). */
+  readonly vel: ReadonlyNumberArray;
+  /** Angular velocity, rad/s, world space (3 per slot). */
+  readonly angVel: ReadonlyNumberArray;
+  /** 1 if the body sleeps. */
+  readonly sleeping: ReadonlyNumberArray;
+  /** Handle of the body in a live slot. */
+  handleOf(slot: number): number;
+  /** Id of the body in a slot, or undefined for a free slot. */
+  idOf(slot: number): string | undefined;
+  /** Slot of a live handle, or -1. */
+  slotOf(handle: number): number;
+}
+
+/** The view object of one body store; `refresh` re-reads the arrays after growth. */
+export class StoreView implements BodyView {
+  slotCount = 0;
+  alive!: ReadonlyNumberArray;
+  type!: ReadonlyNumberArray;
+  shape!: ReadonlyNumberArray;
+  half!: ReadonlyNumberArray;
+  pos!: ReadonlyNumberArray;
+  rot!: ReadonlyNumberArray;
+  vel!: ReadonlyNumberArray;
+  angVel!: ReadonlyNumberArray;
+  sleeping!: ReadonlyNumberArray;
+  private readonly store: BodyStore;
+
+  constructor(store: BodyStore) {
+    this.store = store;
+    this.refresh();
+  }
+
+  /** Plain fields rather than getters: readers hoist them once and index them in tight loops. */
+  refresh(): this {
+    const s = this.store;
+    this.slotCount = s.slotCount;
+    this.alive = s.alive;
+    this.type = s.type;
+    this.shape = s.shape;
+    this.half = s.half;
+    this.pos = s.pos;
+    this.rot = s.rot;
+    this.vel = s.vel;
+    this.angVel = s.angVel;
+    this.sleeping = s.sleeping;
+    return this;
+  }
+
+  handleOf(slot: number): number {
+    return this.store.handleOf(slot);
+  }
+
+  idOf(slot: number): string | undefined {
+    return this.store.ids[slot];
+  }
+
+  slotOf(handle: number): number {
+    return this.store.resolve(handle);
+  }
+}
