@@ -2,25 +2,31 @@ import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import fastifyStatic from "@fastify/static";
 import { matchMaker, Server } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import fastifyStatic from "@fastify/static";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { Logger } from "pino";
-import { MAX_CLIENT_FRAME_BYTES, ROOM_NAME } from "../shared/net/index.ts";
+import { type KnobRange, MAX_CLIENT_FRAME_BYTES, narrowKnobRanges, ROOM_NAME, type RangedKnobKey } from "../shared/net/index.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { AJV_OPTIONS } from "./admin/schemas.ts";
+import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
 import { presenceAndDriver, startProcessSweep } from "./cluster.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
-import { setExtraMetrics, startEventLoopMonitor, stopEventLoopMonitor } from "./metrics.ts";
-import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
-import { ReplayStore } from "./replay/store.ts";
-import { withConnectionGuard } from "./net/transport.ts";
-import { DeadlineTransport } from "./shutdown.ts";
-import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
 import { type ScenarioProbe, sharedScenarioProbe } from "./cpu/probe.ts";
 import { warmEngine } from "./cpu/warm-up.ts";
+import { replyNotFound, replyWithError } from "./http-errors.ts";
 import { matchmakingRoutes } from "./matchmaking.ts";
-import { PhysicsRoom, roomConfig } from "./rooms/physics-room.ts";
+import { ServerMetrics } from "./metrics.ts";
+import { type ConnectionGuard, type GuardedTransportOptions, withConnectionGuard } from "./net/transport.ts";
+import { DEFAULT_KEYFRAME_INTERVAL } from "./replay/format.ts";
+import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
+import { ReplayStore } from "./replay/store.ts";
+import { LiveRooms } from "./rooms/live-rooms.ts";
+import { PhysicsRoom } from "./rooms/physics-room.ts";
+import { ADMIN_ROOM_CAPS, PLAYER_ROOM_CAPS } from "./rooms/room-caps.ts";
+import { CONFIG_OPTION, ROOM_DEFAULTS, type RoomConfig } from "./rooms/room-config.ts";
+import { DeadlineTransport } from "./shutdown.ts";
 
 export interface AppOptions {
   adminToken: string;
@@ -47,11 +53,17 @@ export interface AppOptions {
    * keyed on (Fastify's trustProxy: an address/CIDR list, or a hop count). Default: nobody's.
    */
   trustProxy?: string | number;
+  /** Narrower ranges for some room knobs than the knob table's (PATCH /rooms/:id/settings refuses the rest). */
+  knobRanges?: Partial<Record<RangedKnobKey, KnobRange>>;
 }
 
 export interface PhysicsServer {
   app: FastifyInstance;
   gameServer: Server;
+  /** The WebSocket transport (its test hook, ConnectionGuard#onFrame). */
+  transport: ConnectionGuard;
+  /** This server's /metrics registry. */
+  metrics: ServerMetrics;
   /** Listens and starts accepting rooms. Port 0 picks a free port; the bound port is returned. */
   listen(port: number, host: string): Promise<number>;
   /** Disconnects every room (replays are closed), stops Colyseus and Fastify. Does not exit. */
@@ -69,13 +81,13 @@ function trustProxyOption(value: string | number | undefined): string | boolean 
   return value;
 }
 
-/** Admission refusals and the scenario probe in /metrics. */
-function admissionSeries(admission: Admission, probe: ScenarioProbe): string[] {
+/** Admission refusals, rooms by creator and the scenario probe in /metrics. */
+function admissionSeries(admission: Admission, probe: ScenarioProbe, rooms: LiveRooms): string[] {
   const out = ["# HELP physics_admission_refused_total Matchmaking requests refused, by reason.", "# TYPE physics_admission_refused_total counter"];
   for (const [reason, n] of admission.refusedTotal) out.push(`physics_admission_refused_total{reason="${reason}"} ${n}`);
-  const rooms = PhysicsRoom.roomCounts();
+  const counts = rooms.counts();
   out.push("# HELP physics_rooms_by_creator Rooms hosted, by who created them.", "# TYPE physics_rooms_by_creator gauge");
-  out.push(`physics_rooms_by_creator{creator="player"} ${rooms.player}`, `physics_rooms_by_creator{creator="admin"} ${rooms.admin}`);
+  out.push(`physics_rooms_by_creator{creator="player"} ${counts.player}`, `physics_rooms_by_creator{creator="admin"} ${counts.admin}`);
   out.push("# HELP physics_admission_pending_seats Seats reserved through this process and not yet connected to.", "# TYPE physics_admission_pending_seats gauge");
   out.push(`physics_admission_pending_seats ${admission.pendingSeats()}`);
   out.push("# HELP physics_probe_refused_total Player scenarios the sandbox probe refused (too slow, timed out or broken).", "# TYPE physics_probe_refused_total counter");
@@ -85,42 +97,52 @@ function admissionSeries(admission: Admission, probe: ScenarioProbe): string[] {
   return out;
 }
 
-/** Fastify's validation errors answer 400 with the failing field in the message ("body/gravity must …"). */
-function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (error.validation) {
-    return reply.code(400).send({ statusCode: 400, error: "Bad Request", message: error.message });
-  }
-  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  if (status === 500) request.log.error({ err: error }, "request failed");
-  return reply.code(status).send({
-    statusCode: status,
-    error: status === 500 ? "Internal Server Error" : (error.code ?? "Error"),
-    message: status === 500 ? "internal error" : error.message,
+/** The configuration and services of this server's rooms (one set per server: nothing in module state). */
+function createRoomConfig(options: AppOptions): RoomConfig {
+  // First: a range wider than the knob table's stops the server before anything is started.
+  const knobRanges = narrowKnobRanges(options.knobRanges);
+  const limits: ServerLimits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
+  const replayDir = options.replayDir ?? DEFAULT_REPLAY_DIR;
+  const rooms = new LiveRooms();
+  const metrics = new ServerMetrics();
+  const admission = new Admission(limits, options.logger ? options.logger : SILENT_LOG, () => rooms.counts());
+  // One sandbox per process (its worker is unref'd and outlives any one server in tests).
+  const probe = sharedScenarioProbe();
+  probe.warm();
+  metrics.setExtraSeries(() => admissionSeries(admission, probe, rooms));
+  return Object.freeze({
+    replayDir,
+    adminCaps: ADMIN_ROOM_CAPS,
+    playerCaps: PLAYER_ROOM_CAPS,
+    knobRanges,
+    trustKey: options.adminToken,
+    defaults: ROOM_DEFAULTS,
+    keyframeInterval: DEFAULT_KEYFRAME_INTERVAL,
+    limits,
+    replayStore: new ReplayStore(replayDir, limits.replayDirMaxBytes),
+    admission,
+    probe,
+    rooms,
+    metrics,
   });
 }
 
-/**
- * Builds the process: a Fastify app that owns the HTTP port (admin API, health, matchmaking routes)
- * and a Colyseus server whose WebSocket transport is attached to Fastify's http.Server (Colyseus'
- * own HTTP router is never bound, so the two cannot both answer a request).
- */
-export async function createPhysicsServer(options: AppOptions): Promise<PhysicsServer> {
-  // Join-time full states of 1000+ bodies exceed the 16 KB default; avoid the resize warning.
-  Encoder.BUFFER_SIZE = 256 * 1024;
-  roomConfig.replayDir = options.replayDir ?? DEFAULT_REPLAY_DIR;
-  roomConfig.trustKey = options.adminToken;
-  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  roomConfig.limits = limits;
-  const replayStore = new ReplayStore(roomConfig.replayDir, limits.replayDirMaxBytes);
-  roomConfig.replayStore = replayStore;
-  const admission = new Admission(limits, options.logger ? options.logger : SILENT_LOG, () => PhysicsRoom.roomCounts());
-  roomConfig.admission = admission;
-  // One sandbox per process (its worker is unref'd and outlives any one server in tests).
-  const probe = sharedScenarioProbe();
-  roomConfig.probe = probe;
-  probe.warm();
-  setExtraMetrics(() => admissionSeries(admission, probe));
+/** The browser client (`npm start` builds client/dist first); a placeholder page when it is not built. */
+async function clientRoutes(app: FastifyInstance, opts: { clientDir?: string }): Promise<void> {
+  const clientDir = opts.clientDir ?? fileURLToPath(new URL("../client/dist", import.meta.url));
+  if (existsSync(join(clientDir, "index.html"))) {
+    await app.register(fastifyStatic, { root: clientDir, index: ["index.html"] });
+    return;
+  }
+  app.get("/", async (_req, reply) =>
+    reply
+      .type("text/html; charset=utf-8")
+      .send("<!doctype html><title>physics rooms</title><p>Physics room server (browser client not built: <code>npm run build</code>). Admin API: /rooms, /scenarios, /metrics.</p>"),
+  );
+}
 
+/** Fastify with its plugins: the browser client, the admin API, the matchmaking routes; one error path for all of them. */
+async function createHttpApp(options: AppOptions, config: RoomConfig): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
@@ -128,31 +150,40 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     // access logs belong to the reverse proxy. Errors and refusals (rate-limited) are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: trustProxyOption(options.trustProxy),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    ajv: { customOptions: { ...AJV_OPTIONS } },
   });
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler(replyWithError);
+  app.setNotFoundHandler(replyNotFound);
+  await app.register(clientRoutes, { clientDir: options.clientDir });
+  await app.register(adminRoutes, {
+    adminToken: options.adminToken,
+    replayStore: config.replayStore,
+    caps: config.adminCaps,
+    knobRanges: config.knobRanges,
+    metrics: config.metrics,
+  });
+  await app.register(matchmakingRoutes, { admission: config.admission, bodyLimit: 2 * config.playerCaps.maxScenarioJsonBytes });
+  return app;
+}
 
-  // The browser client (`npm start` builds client/dist first); a placeholder page when it is not built.
-  const clientDir = options.clientDir ?? fileURLToPath(new URL("../client/dist", import.meta.url));
-  if (existsSync(join(clientDir, "index.html"))) {
-    await app.register(fastifyStatic, { root: clientDir, index: ["index.html"] });
-  } else {
-    app.get("/", async (_req, reply) =>
-      reply
-        .type("text/html; charset=utf-8")
-        .send("<!doctype html><title>physics rooms</title><p>Physics room server (browser client not built: <code>npm run build</code>). Admin API: /rooms, /scenarios, /metrics.</p>"),
-    );
-  }
-
-  await app.register(adminRoutes, { adminToken: options.adminToken, replayDir: roomConfig.replayDir, replayStore });
-
+/**
+ * Colyseus with the physics room defined on this server's RoomConfig, over a WebSocket transport that
+ * is attached to Fastify's http.Server at listen (embedded presence and driver, or Redis ones).
+ */
+async function createGameServer(options: AppOptions, config: RoomConfig) {
   // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (server/cluster.ts).
   const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix);
   // Client frames over MAX_CLIENT_FRAME_BYTES close the connection (1009) before anything decodes them.
   // Every close handshake has a deadline (1 s, then terminate); its shutdown closes every socket (server/shutdown.ts).
   // Frames are copied before ws can queue them, a client over ~2 s of unsent updates is closed (4030), and
   // only a pong answering our ping keeps a client alive (server/net/transport.ts).
-  const transport = new (withConnectionGuard(DeadlineTransport))({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
+  const transportOptions: GuardedTransportOptions = {
+    noServer: true,
+    maxPayload: MAX_CLIENT_FRAME_BYTES,
+    onBacklogClose: () => config.metrics.backlogCloses++,
+  };
+  // A variable, not a literal: TypeScript types the mixin's constructor with its base's (TransportOptions).
+  const transport = new (withConnectionGuard(DeadlineTransport))(transportOptions);
   const gameServer = new Server({
     transport,
     presence,
@@ -163,11 +194,27 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     // `logger: false` silences Colyseus too (it would print every refused room creation to the console).
     logger: options.logger ? options.logger : options.logger === false ? SILENT : undefined,
   });
-  gameServer.define(ROOM_NAME, PhysicsRoom);
+  // The definition's options reach every room's onCreate (and win over a client's options of the same name).
+  gameServer.define(ROOM_NAME, PhysicsRoom, { [CONFIG_OPTION]: config });
+  return { gameServer, transport };
+}
+
+/**
+ * Builds the process: a Fastify app that owns the HTTP port (admin API, health, matchmaking routes)
+ * and a Colyseus server whose WebSocket transport is attached to Fastify's http.Server (Colyseus'
+ * own HTTP router is never bound, so the two cannot both answer a request).
+ */
+export async function createPhysicsServer(options: AppOptions): Promise<PhysicsServer> {
+  // Join-time full states of 1000+ bodies exceed the 16 KB default; avoid the resize warning.
+  Encoder.BUFFER_SIZE = 256 * 1024;
+  const config = createRoomConfig(options);
+  const { limits, metrics, replayStore } = config;
+  const app = await createHttpApp(options, config);
+  const { gameServer, transport } = await createGameServer(options, config);
   let stopSweep: (() => void) | null = null;
-  // Load shedding: once a second, the most expensive player room is slowed (then closed) while the rooms
+  // Load shedding, once a second: the most expensive player room is slowed (then closed) while the rooms
   // together use more than their share of the event loop.
-  const shedder = setInterval(() => PhysicsRoom.shedLoad(limits), 1000);
+  const shedder = setInterval(() => config.rooms.shedLoad(limits.playerRoomsCpuMs), 1000);
   shedder.unref();
   gameServer.onShutdown(async () => {
     clearInterval(shedder);
@@ -176,12 +223,12 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     await app.close();
   });
 
-  await app.register(matchmakingRoutes, { admission, bodyLimit: 2 * roomConfig.playerCaps.maxScenarioJsonBytes });
-
   let closed = false;
   return {
     app,
     gameServer,
+    transport,
+    metrics,
     async listen(port: number, host: string): Promise<number> {
       warmEngine();
       await app.ready();
@@ -189,19 +236,19 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
       await app.listen({ port, host });
       await matchMaker.onReady;
       await matchMaker.presence.subscribe(SEAT_USED_CHANNEL, (sessionId: unknown) => {
-        if (typeof sessionId === "string") admission.seatUsed(sessionId);
+        if (typeof sessionId === "string") config.admission.seatUsed(sessionId);
       });
       await matchMaker.accept();
       await replayStore.start(matchMaker.presence, matchMaker.processId);
       if (options.redisUrl) stopSweep = startProcessSweep(limits.processCheckIntervalMs);
-      startEventLoopMonitor();
+      metrics.startEventLoopMonitor();
       return (app.server.address() as AddressInfo).port;
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       clearInterval(shedder);
-      stopEventLoopMonitor();
+      metrics.stopEventLoopMonitor();
       await gameServer.gracefullyShutdown(false);
       await app.close();
     },

@@ -1,7 +1,16 @@
 import { createAuthContext, matchMaker } from "@colyseus/core";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type Admission, type AdmissionVerdict, addressKey } from "./admission.ts";
+import { httpError } from "./http-errors.ts";
 import { CREATOR_OPTION, type CreatorInfo, TRUST_OPTION } from "./rooms/physics-room.ts";
+import { CONFIG_OPTION } from "./rooms/room-config.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The creating client, as the matchmaking route's admission hook found it (passed on as CREATOR_OPTION). */
+    creator: CreatorInfo | null;
+  }
+}
 
 /** Matchmaking methods that hand out a seat. */
 const SEAT_METHODS = new Set(["create", "joinOrCreate", "join", "joinById", "reconnect"]);
@@ -15,15 +24,19 @@ const CREATION_BODY_BYTES = 16 * 1024;
  */
 const TARPIT_MS = 1000;
 const TARPIT_MAX = 1000;
-let tarpitted = 0;
 
-async function tarpit(): Promise<void> {
-  if (tarpitted >= TARPIT_MAX) return;
-  tarpitted++;
-  try {
-    await new Promise((resolve) => setTimeout(resolve, TARPIT_MS));
-  } finally {
-    tarpitted--;
+/** Delays refusals (TARPIT_MS), at most TARPIT_MAX at once. One per plugin instance. */
+class Tarpit {
+  private waiting = 0;
+
+  async wait(): Promise<void> {
+    if (this.waiting >= TARPIT_MAX) return;
+    this.waiting++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, TARPIT_MS));
+    } finally {
+      this.waiting--;
+    }
   }
 }
 
@@ -33,87 +46,112 @@ export interface MatchmakingOptions {
   bodyLimit: number;
 }
 
-function sendRefusal(reply: FastifyReply, verdict: Exclude<AdmissionVerdict, { ok: true }>): FastifyReply {
-  if (verdict.retryAfterSeconds > 0) reply.header("retry-after", String(verdict.retryAfterSeconds));
-  if (verdict.status === 429) reply.header("connection", "close");
-  return reply.code(verdict.status).send({ code: verdict.status, error: verdict.message });
+/** The HTTP error of a refusal: its status, a Retry-After when it has one, and no keep-alive for a 429. */
+function refusal(verdict: Exclude<AdmissionVerdict, { ok: true }>) {
+  const headers: Record<string, string> = {};
+  if (verdict.retryAfterSeconds > 0) headers["retry-after"] = String(verdict.retryAfterSeconds);
+  if (verdict.status === 429) headers.connection = "close";
+  return httpError(verdict.status, verdict.message, { headers });
+}
+
+type MatchmakeRequest = FastifyRequest<{ Params: { method: string; roomName: string } }>;
+
+function corsHeaders(req: FastifyRequest): Record<string, string> {
+  return {
+    ...matchMaker.controller.DEFAULT_CORS_HEADERS,
+    ...matchMaker.controller.getCorsHeaders(new Headers(req.headers as Record<string, string>)),
+  };
 }
 
 /**
- * POST /matchmake/:method/:roomName over Fastify (what Colyseus' own router would serve), with admission
- * per client address checked before the body is read: seat reservations and room creations are rate
- * limited, unused seats are capped. The creating client's address reaches the room as CREATOR_OPTION
- * (the room applies the player-room share of MAX_ROOMS, the CPU budget and the scenario probe).
+ * The `onRequest` hook of the matchmaking route, before the body is read and parsed (a refused address
+ * costs no JSON parsing): a seat is reserved against the address's allowance, and a creation (`create`,
+ * or a `joinOrCreate` whose body is large enough to carry a scenario) is charged to it. Refusals are
+ * 429s, answered after the tarpit's delay.
+ */
+function admissionHook(admission: Admission, tarpit: Tarpit) {
+  return async (req: MatchmakeRequest): Promise<void> => {
+    const { method, roomName } = req.params;
+    const address = addressKey(req.ip);
+    req.creator = { address, charged: false };
+    if (!SEAT_METHODS.has(method)) return;
+    // joinById and reconnect name their room in the URL (the roomName parameter carries the roomId).
+    const roomId = method === "joinById" || method === "reconnect" ? roomName : undefined;
+    const seat = admission.reserveSeat(address, Date.now(), roomId);
+    if (!seat.ok) {
+      await tarpit.wait();
+      throw refusal(seat);
+    }
+    // A body of unknown length (chunked) may be as large as the route allows: charged like a large one.
+    const declared = req.headers["content-length"];
+    const length = declared === undefined ? Number.POSITIVE_INFINITY : Number(declared);
+    if (method === "create" || (method === "joinOrCreate" && !(length <= CREATION_BODY_BYTES))) {
+      const creation = admission.chargeCreation(address);
+      if (!creation.ok) {
+        await tarpit.wait();
+        throw refusal(creation);
+      }
+      req.creator = { address, charged: true };
+    }
+  };
+}
+
+/**
+ * Hands the request to Colyseus' matchmaking controller (what its own router would do) with the client's
+ * options, minus what only the server may set, plus the creator; records the seat it reserved.
+ */
+async function matchmake(admission: Admission, req: MatchmakeRequest): Promise<unknown> {
+  // Joins stop the moment a shutdown starts (and before the matchmaker is ready).
+  if (matchMaker.state !== matchMaker.MatchMakerState.READY) throw httpError(503, "server is not accepting joins (starting or shutting down)");
+  const raw = req.body ?? {};
+  if (typeof raw !== "object" || Array.isArray(raw)) throw httpError(400, "body must be a JSON object of join options");
+  // Player-created rooms get the player caps: the admin marker, the creator and the room's configuration
+  // never come from a client (the room definition's config would win anyway).
+  const { [TRUST_OPTION]: _trust, [CREATOR_OPTION]: _creator, [CONFIG_OPTION]: _config, ...body } = raw as Record<string, unknown>;
+  const creator = req.creator;
+  const { method, roomName } = req.params;
+  try {
+    const reservation = (await matchMaker.controller.invokeMethod(
+      method,
+      roomName,
+      { ...body, [CREATOR_OPTION]: creator } as matchMaker.ClientOptions,
+      createAuthContext({ headers: req.headers as Record<string, string>, req: req.raw } as Parameters<typeof createAuthContext>[0]),
+    )) as { sessionId?: string; roomId?: string } | undefined;
+    if (creator && typeof reservation?.sessionId === "string" && typeof reservation.roomId === "string" && method !== "reconnect") {
+      admission.seatReserved(creator.address, reservation.sessionId, reservation.roomId);
+    }
+    return reservation;
+  } catch (e) {
+    // Colyseus re-wraps an error thrown in onCreate as a ServerError with the same code and message, so
+    // a RoomRefusal arrives here with its HTTP status as the code; its retry hint does not survive, and
+    // a flat REFUSAL_RETRY_SECONDS is sent instead.
+    const err = e as { code?: number; message?: string };
+    const status = err.code === 429 || err.code === 503 ? err.code : 400;
+    throw refusal({ ok: false, status, message: err.message ?? "matchmaking failed", retryAfterSeconds: status === 400 ? 0 : REFUSAL_RETRY_SECONDS });
+  }
+}
+
+/**
+ * The matchmaking routes, a Fastify plugin taking MatchmakingOptions: POST /matchmake/:method/:roomName
+ * over Fastify (what Colyseus' own router would serve), with admission per client address checked before
+ * the body is read (admissionHook). The creating client's address reaches the room as CREATOR_OPTION
+ * (the room applies the player-room share of MAX_ROOMS, the CPU budget and the scenario probe). Every
+ * reply, refusals included, carries Colyseus' CORS headers.
  */
 export async function matchmakingRoutes(app: FastifyInstance, options: MatchmakingOptions): Promise<void> {
   const { admission } = options;
-  const cors = (req: FastifyRequest) => ({
-    ...matchMaker.controller.DEFAULT_CORS_HEADERS,
-    ...matchMaker.controller.getCorsHeaders(new Headers(req.headers as Record<string, string>)),
+  app.decorateRequest("creator", null);
+  app.addHook("onRequest", async (req, reply) => {
+    reply.headers(corsHeaders(req));
   });
-  app.options("/matchmake/*", async (req, reply) => reply.headers(cors(req)).code(204).send());
+  app.options("/matchmake/*", async (_req, reply) => reply.code(204).send());
   app.post<{ Params: { method: string; roomName: string } }>(
     "/matchmake/:method/:roomName",
     {
       bodyLimit: options.bodyLimit,
       schema: { params: { type: "object", properties: { method: { type: "string", maxLength: 32 }, roomName: { type: "string", maxLength: 64 } } } },
-      // Before the body is read and parsed: a refused address costs no JSON parsing.
-      onRequest: async (req, reply) => {
-        reply.headers(cors(req));
-        const { method } = req.params as { method: string };
-        const address = addressKey(req.ip);
-        (req as FastifyRequest & { creator?: CreatorInfo }).creator = { address, charged: false };
-        if (!SEAT_METHODS.has(method)) return;
-        // joinById and reconnect name their room in the URL (the roomName parameter carries the roomId).
-        const roomId = method === "joinById" || method === "reconnect" ? (req.params as { roomName: string }).roomName : undefined;
-        const seat = admission.reserveSeat(address, Date.now(), roomId);
-        if (!seat.ok) {
-          await tarpit();
-          return sendRefusal(reply, seat);
-        }
-        // A body of unknown length (chunked) may be as large as the route allows: charged like a large one.
-        const declared = req.headers["content-length"];
-        const length = declared === undefined ? Number.POSITIVE_INFINITY : Number(declared);
-        if (method === "create" || (method === "joinOrCreate" && !(length <= CREATION_BODY_BYTES))) {
-          const creation = admission.chargeCreation(address);
-          if (!creation.ok) {
-            await tarpit();
-            return sendRefusal(reply, creation);
-          }
-          (req as FastifyRequest & { creator?: CreatorInfo }).creator = { address, charged: true };
-        }
-      },
+      onRequest: admissionHook(admission, new Tarpit()),
     },
-    async (req, reply) => {
-      reply.headers(cors(req));
-      // Joins stop the moment a shutdown starts (and before the matchmaker is ready).
-      if (matchMaker.state !== matchMaker.MatchMakerState.READY) {
-        return reply.code(503).send({ code: 503, error: "server is not accepting joins (starting or shutting down)" });
-      }
-      const raw = req.body ?? {};
-      if (typeof raw !== "object" || Array.isArray(raw)) return reply.code(400).send({ code: 400, error: "body must be a JSON object of join options" });
-      // Player-created rooms get the player caps: the admin marker and the creator never come from a client.
-      const { [TRUST_OPTION]: _trust, [CREATOR_OPTION]: _creator, ...body } = raw as Record<string, unknown>;
-      const creator = (req as FastifyRequest & { creator?: CreatorInfo }).creator;
-      try {
-        const reservation = (await matchMaker.controller.invokeMethod(
-          req.params.method,
-          req.params.roomName,
-          { ...body, [CREATOR_OPTION]: creator } as matchMaker.ClientOptions,
-          createAuthContext({ headers: req.headers as Record<string, string>, req: req.raw } as Parameters<typeof createAuthContext>[0]),
-        )) as { sessionId?: string; roomId?: string } | undefined;
-        if (creator && typeof reservation?.sessionId === "string" && typeof reservation.roomId === "string" && req.params.method !== "reconnect") {
-          admission.seatReserved(creator.address, reservation.sessionId, reservation.roomId);
-        }
-        return reservation;
-      } catch (e) {
-        // Colyseus re-wraps an error thrown in onCreate as a ServerError with the same code and message, so
-        // a RoomRefusal arrives here with its HTTP status as the code; its retry hint does not survive, and
-        // a flat REFUSAL_RETRY_SECONDS is sent instead.
-        const err = e as { code?: number; message?: string };
-        const status = err.code === 429 || err.code === 503 ? err.code : 400;
-        return sendRefusal(reply, { ok: false, status, message: err.message ?? "matchmaking failed", retryAfterSeconds: status === 400 ? 0 : REFUSAL_RETRY_SECONDS });
-      }
-    },
+    async (req) => matchmake(admission, req),
   );
 }

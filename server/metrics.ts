@@ -1,5 +1,5 @@
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import type { RoomCpuBudget } from "./cpu/room-budget.ts";
+import { type ELDHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
+import type { BudgetAction, RoomCpuBudget } from "./cpu/room-budget.ts";
 
 /**
  * Process-local metrics in Prometheus text format, written by hand (a handful of series does not need
@@ -101,7 +101,7 @@ export class RoomMetrics {
   bodies = 0;
   awake = 0;
   tick = 0;
-  /** Cumulative bucket counts (index = TICK_BUCKETS_MS index; last = +Inf). */
+  /** Non-cumulative bucket counts (index = TICK_BUCKETS_MS index; last = +Inf); /metrics sums them up. */
   readonly tickBuckets = new Float64Array(TICK_BUCKETS_MS.length + 1);
   tickSumMs = 0;
   tickCount = 0;
@@ -146,157 +146,172 @@ export class RoomMetrics {
   }
 }
 
-/** Process-wide connection counters (server/net/transport.ts). */
-export const connectionCounters = {
-  /** Clients closed because their unsent backlog exceeded ~2 s of their traffic (close code 4030). */
-  backlogCloses: 0,
-};
-
-const rooms = new Map<string, RoomMetrics>();
-/** Player rooms slowed, closed and recovered for their CPU budget, since the process started. */
-const budgetActions = { slow: 0, close: 0, recover: 0 };
-/** Extra process-level series (admission refusals, the scenario probe), set by the app. */
-let extraSeries: (() => string[]) | null = null;
-
-export function countBudgetAction(action: "none" | "slow" | "close" | "recover"): void {
-  if (action !== "none") budgetActions[action]++;
-}
-
-export function setExtraMetrics(source: (() => string[]) | null): void {
-  extraSeries = source;
-}
-
-let loopDelay: ReturnType<typeof monitorEventLoopDelay> | null = null;
-
-export function registerRoomMetrics(m: RoomMetrics): void {
-  rooms.set(m.roomId, m);
-}
-
-export function unregisterRoomMetrics(roomId: string): void {
-  rooms.delete(roomId);
-}
-
-export function roomMetrics(roomId: string): RoomMetrics | undefined {
-  return rooms.get(roomId);
-}
-
-/** Starts sampling event-loop delay (idempotent). */
-export function startEventLoopMonitor(): void {
-  if (loopDelay) return;
-  loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
-}
-
-export function stopEventLoopMonitor(): void {
-  loopDelay?.disable();
-  loopDelay = null;
-}
+type BudgetCounts = Record<"slow" | "close" | "recover", number>;
 
 function label(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
-/** The whole exposition text. */
-export function renderMetrics(): string {
-  const out: string[] = [];
-  const all = [...rooms.values()];
-  out.push("# HELP physics_rooms Rooms hosted by this process.", "# TYPE physics_rooms gauge", `physics_rooms ${all.length}`);
-  out.push("# HELP physics_room_clients Connected clients per room.", "# TYPE physics_room_clients gauge");
-  for (const m of all) out.push(`physics_room_clients{room="${label(m.roomId)}"} ${m.clients}`);
-  out.push("# HELP physics_clients Connected clients in all rooms.", "# TYPE physics_clients gauge");
-  out.push(`physics_clients ${all.reduce((n, m) => n + m.clients, 0)}`);
-  out.push("# HELP physics_room_bodies Bodies per room.", "# TYPE physics_room_bodies gauge");
-  for (const m of all) out.push(`physics_room_bodies{room="${label(m.roomId)}"} ${m.bodies}`);
-  out.push("# HELP physics_room_awake_bodies Awake dynamic bodies per room.", "# TYPE physics_room_awake_bodies gauge");
-  for (const m of all) out.push(`physics_room_awake_bodies{room="${label(m.roomId)}"} ${m.awake}`);
-  out.push(
-    "# HELP physics_tick_duration_ms Server time per simulation tick (inputs + step + recording), milliseconds.",
-    "# TYPE physics_tick_duration_ms histogram",
-  );
-  for (const m of all) {
+/** `# HELP` and `# TYPE` lines of one series. */
+function describe(out: string[], name: string, type: "gauge" | "counter" | "histogram" | "summary", help: string): void {
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+}
+
+/** One series with a value per room. */
+function perRoom(out: string[], rooms: readonly RoomMetrics[], name: string, type: "gauge" | "counter", help: string, value: (m: RoomMetrics) => number): void {
+  describe(out, name, type, help);
+  for (const m of rooms) out.push(`${name}{room="${label(m.roomId)}"} ${value(m)}`);
+}
+
+/** A histogram per room from non-cumulative bucket counts (index = bounds index; last = +Inf). */
+function perRoomHistogram(
+  out: string[],
+  rooms: readonly RoomMetrics[],
+  name: string,
+  help: string,
+  bounds: readonly number[],
+  histogram: (m: RoomMetrics) => { buckets: Float64Array; sumMs: number; count: number },
+): void {
+  describe(out, name, "histogram", help);
+  for (const m of rooms) {
     const room = label(m.roomId);
+    const h = histogram(m);
     let cumulative = 0;
-    for (let i = 0; i < TICK_BUCKETS_MS.length; i++) {
-      cumulative += m.tickBuckets[i];
-      out.push(`physics_tick_duration_ms_bucket{room="${room}",le="${TICK_BUCKETS_MS[i]}"} ${cumulative}`);
+    for (let i = 0; i < bounds.length; i++) {
+      cumulative += h.buckets[i];
+      out.push(`${name}_bucket{room="${room}",le="${bounds[i]}"} ${cumulative}`);
     }
-    cumulative += m.tickBuckets[TICK_BUCKETS_MS.length];
-    out.push(`physics_tick_duration_ms_bucket{room="${room}",le="+Inf"} ${cumulative}`);
-    out.push(`physics_tick_duration_ms_sum{room="${room}"} ${m.tickSumMs}`);
-    out.push(`physics_tick_duration_ms_count{room="${room}"} ${m.tickCount}`);
+    cumulative += h.buckets[bounds.length];
+    out.push(`${name}_bucket{room="${room}",le="+Inf"} ${cumulative}`, `${name}_sum{room="${room}"} ${h.sumMs}`, `${name}_count{room="${room}"} ${h.count}`);
   }
-  out.push("# HELP physics_patch_bytes_total Encoded state patch bytes (once per patch; each client receives them).", "# TYPE physics_patch_bytes_total counter");
-  for (const m of all) out.push(`physics_patch_bytes_total{room="${label(m.roomId)}"} ${m.patchBytes}`);
-  out.push("# HELP physics_patch_bytes_sent_total Patch bytes sent to clients (patch bytes x recipients).", "# TYPE physics_patch_bytes_sent_total counter");
-  for (const m of all) out.push(`physics_patch_bytes_sent_total{room="${label(m.roomId)}"} ${m.patchBytesPerClient}`);
-  out.push("# HELP physics_patches_total State patches broadcast.", "# TYPE physics_patches_total counter");
-  for (const m of all) out.push(`physics_patches_total{room="${label(m.roomId)}"} ${m.patches}`);
-  out.push("# HELP physics_rejected_inputs_total Client inputs rejected (invalid or over a limit).", "# TYPE physics_rejected_inputs_total counter");
-  for (const m of all) out.push(`physics_rejected_inputs_total{room="${label(m.roomId)}"} ${m.rejectedInputs}`);
-  out.push(
-    "# HELP physics_backlog_closes_total Clients closed because their unsent backlog exceeded about 2 s of their traffic (close code 4030).",
-    "# TYPE physics_backlog_closes_total counter",
-    `physics_backlog_closes_total ${connectionCounters.backlogCloses}`,
+}
+
+/** Room counts, clients, bodies and the tick-duration histogram. */
+function roomSeries(out: string[], rooms: readonly RoomMetrics[]): void {
+  describe(out, "physics_rooms", "gauge", "Rooms hosted by this process.");
+  out.push(`physics_rooms ${rooms.length}`);
+  perRoom(out, rooms, "physics_room_clients", "gauge", "Connected clients per room.", (m) => m.clients);
+  describe(out, "physics_clients", "gauge", "Connected clients in all rooms.");
+  out.push(`physics_clients ${rooms.reduce((n, m) => n + m.clients, 0)}`);
+  perRoom(out, rooms, "physics_room_bodies", "gauge", "Bodies per room.", (m) => m.bodies);
+  perRoom(out, rooms, "physics_room_awake_bodies", "gauge", "Awake dynamic bodies per room.", (m) => m.awake);
+  perRoomHistogram(out, rooms, "physics_tick_duration_ms", "Server time per simulation tick (inputs + step + recording), milliseconds.", TICK_BUCKETS_MS, (m) => ({
+    buckets: m.tickBuckets,
+    sumMs: m.tickSumMs,
+    count: m.tickCount,
+  }));
+}
+
+/** Patches, inputs, removals, the tick schedule and the CPU budget, per room. */
+function trafficAndScheduleSeries(out: string[], rooms: readonly RoomMetrics[], backlogCloses: number): void {
+  perRoom(out, rooms, "physics_patch_bytes_total", "counter", "Encoded state patch bytes (once per patch; each client receives them).", (m) => m.patchBytes);
+  perRoom(out, rooms, "physics_patch_bytes_sent_total", "counter", "Patch bytes sent to clients (patch bytes x recipients).", (m) => m.patchBytesPerClient);
+  perRoom(out, rooms, "physics_patches_total", "counter", "State patches broadcast.", (m) => m.patches);
+  perRoom(out, rooms, "physics_rejected_inputs_total", "counter", "Client inputs rejected (invalid or over a limit).", (m) => m.rejectedInputs);
+  describe(out, "physics_backlog_closes_total", "counter", "Clients closed because their unsent backlog exceeded about 2 s of their traffic (close code 4030).");
+  out.push(`physics_backlog_closes_total ${backlogCloses}`);
+  perRoom(out, rooms, "physics_removed_bodies_total", "counter", "Bodies the engine removed (left world.bounds or became non-finite).", (m) => m.removedBodies);
+  perRoomHistogram(
+    out,
+    rooms,
+    "physics_tick_loop_ms",
+    "Time from when a tick's timer callback was due to the end of the tick (timer delay + catch-up + tick), milliseconds.",
+    LOOP_BUCKETS_MS,
+    (m) => m.loop,
   );
-  out.push("# HELP physics_removed_bodies_total Bodies the engine removed (left world.bounds or became non-finite).", "# TYPE physics_removed_bodies_total counter");
-  for (const m of all) out.push(`physics_removed_bodies_total{room="${label(m.roomId)}"} ${m.removedBodies}`);
-  out.push(
-    "# HELP physics_tick_loop_ms Time from when a tick's timer callback was due to the end of the tick (timer delay + catch-up + tick), milliseconds.",
-    "# TYPE physics_tick_loop_ms histogram",
-  );
-  for (const m of all) {
-    const room = label(m.roomId);
-    let cumulative = 0;
-    for (let i = 0; i < LOOP_BUCKETS_MS.length; i++) {
-      cumulative += m.loop.buckets[i];
-      out.push(`physics_tick_loop_ms_bucket{room="${room}",le="${LOOP_BUCKETS_MS[i]}"} ${cumulative}`);
-    }
-    cumulative += m.loop.buckets[LOOP_BUCKETS_MS.length];
-    out.push(`physics_tick_loop_ms_bucket{room="${room}",le="+Inf"} ${cumulative}`);
-    out.push(`physics_tick_loop_ms_sum{room="${room}"} ${m.loop.sumMs}`);
-    out.push(`physics_tick_loop_ms_count{room="${room}"} ${m.loop.count}`);
-  }
-  out.push("# HELP physics_tick_catchup_total Ticks run as a catch-up step (2nd or later in one timer callback).", "# TYPE physics_tick_catchup_total counter");
-  for (const m of all) out.push(`physics_tick_catchup_total{room="${label(m.roomId)}"} ${m.loop.catchUp}`);
-  out.push("# HELP physics_tick_skipped_total Ticks dropped by the fixed-timestep accumulator (simulation fell behind).", "# TYPE physics_tick_skipped_total counter");
-  for (const m of all) out.push(`physics_tick_skipped_total{room="${label(m.roomId)}"} ${m.loop.skipped}`);
-  out.push("# HELP physics_patch_sync_ms_total Time copying simulation state into the schema, milliseconds.", "# TYPE physics_patch_sync_ms_total counter");
-  for (const m of all) out.push(`physics_patch_sync_ms_total{room="${label(m.roomId)}"} ${m.syncMs}`);
-  out.push("# HELP physics_patch_encode_ms_total Time encoding and sending patches, milliseconds.", "# TYPE physics_patch_encode_ms_total counter");
-  for (const m of all) out.push(`physics_patch_encode_ms_total{room="${label(m.roomId)}"} ${m.patchMs}`);
-  out.push("# HELP physics_room_cpu_ms_per_second CPU the room's ticks used in the last second, milliseconds per second.", "# TYPE physics_room_cpu_ms_per_second gauge");
-  for (const m of all) out.push(`physics_room_cpu_ms_per_second{room="${label(m.roomId)}"} ${m.cpu?.lastSecondMs ?? 0}`);
-  out.push("# HELP physics_room_cpu_budget_ms_per_second The room's CPU budget, milliseconds per second.", "# TYPE physics_room_cpu_budget_ms_per_second gauge");
-  for (const m of all) out.push(`physics_room_cpu_budget_ms_per_second{room="${label(m.roomId)}"} ${m.cpu?.msPerSecond ?? 0}`);
-  out.push("# HELP physics_room_cpu_overrun_seconds_total Seconds the room spent over its CPU budget.", "# TYPE physics_room_cpu_overrun_seconds_total counter");
-  for (const m of all) out.push(`physics_room_cpu_overrun_seconds_total{room="${label(m.roomId)}"} ${m.cpu?.overrunSeconds ?? 0}`);
-  out.push("# HELP physics_rooms_over_budget_total Player rooms slowed, closed or recovered for their CPU budget.", "# TYPE physics_rooms_over_budget_total counter");
-  for (const [action, n] of Object.entries(budgetActions)) out.push(`physics_rooms_over_budget_total{action="${action}"} ${n}`);
-  if (extraSeries) out.push(...extraSeries());
+  perRoom(out, rooms, "physics_tick_catchup_total", "counter", "Ticks run as a catch-up step (2nd or later in one timer callback).", (m) => m.loop.catchUp);
+  perRoom(out, rooms, "physics_tick_skipped_total", "counter", "Ticks dropped by the fixed-timestep accumulator (simulation fell behind).", (m) => m.loop.skipped);
+  perRoom(out, rooms, "physics_patch_sync_ms_total", "counter", "Time copying simulation state into the schema, milliseconds.", (m) => m.syncMs);
+  perRoom(out, rooms, "physics_patch_encode_ms_total", "counter", "Time encoding and sending patches, milliseconds.", (m) => m.patchMs);
+  perRoom(out, rooms, "physics_room_cpu_ms_per_second", "gauge", "CPU the room's ticks used in the last second, milliseconds per second.", (m) => m.cpu?.lastSecondMs ?? 0);
+  perRoom(out, rooms, "physics_room_cpu_budget_ms_per_second", "gauge", "The room's CPU budget, milliseconds per second.", (m) => m.cpu?.msPerSecond ?? 0);
+  perRoom(out, rooms, "physics_room_cpu_overrun_seconds_total", "counter", "Seconds the room spent over its CPU budget.", (m) => m.cpu?.overrunSeconds ?? 0);
+}
+
+/** CPU, memory and event-loop series of the process. */
+function processSeries(out: string[], loopDelay: ELDHistogram | null): void {
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
   const elu = performance.eventLoopUtilization();
-  out.push("# HELP process_cpu_user_seconds_total User CPU time of this process.", "# TYPE process_cpu_user_seconds_total counter");
+  describe(out, "process_cpu_user_seconds_total", "counter", "User CPU time of this process.");
   out.push(`process_cpu_user_seconds_total ${cpu.user / 1e6}`);
-  out.push("# HELP process_cpu_system_seconds_total System CPU time of this process.", "# TYPE process_cpu_system_seconds_total counter");
+  describe(out, "process_cpu_system_seconds_total", "counter", "System CPU time of this process.");
   out.push(`process_cpu_system_seconds_total ${cpu.system / 1e6}`);
-  out.push("# HELP process_resident_memory_bytes Resident set size.", "# TYPE process_resident_memory_bytes gauge");
+  describe(out, "process_resident_memory_bytes", "gauge", "Resident set size.");
   out.push(`process_resident_memory_bytes ${mem.rss}`);
-  out.push("# HELP nodejs_heap_used_bytes V8 heap in use.", "# TYPE nodejs_heap_used_bytes gauge");
+  describe(out, "nodejs_heap_used_bytes", "gauge", "V8 heap in use.");
   out.push(`nodejs_heap_used_bytes ${mem.heapUsed}`);
-  out.push("# HELP nodejs_eventloop_active_ms_total Time the event loop was busy (eventLoopUtilization), milliseconds.", "# TYPE nodejs_eventloop_active_ms_total counter");
+  describe(out, "nodejs_eventloop_active_ms_total", "counter", "Time the event loop was busy (eventLoopUtilization), milliseconds.");
   out.push(`nodejs_eventloop_active_ms_total ${elu.active}`);
-  out.push("# HELP nodejs_eventloop_idle_ms_total Time the event loop was idle, milliseconds.", "# TYPE nodejs_eventloop_idle_ms_total counter");
+  describe(out, "nodejs_eventloop_idle_ms_total", "counter", "Time the event loop was idle, milliseconds.");
   out.push(`nodejs_eventloop_idle_ms_total ${elu.idle}`);
-  if (loopDelay) {
-    const ms = (ns: number) => (Number.isFinite(ns) ? ns / 1e6 : 0);
-    out.push("# HELP nodejs_eventloop_delay_ms Event-loop delay since the process started, milliseconds.", "# TYPE nodejs_eventloop_delay_ms summary");
-    out.push(`nodejs_eventloop_delay_ms{quantile="0.5"} ${ms(loopDelay.percentile(50))}`);
-    out.push(`nodejs_eventloop_delay_ms{quantile="0.99"} ${ms(loopDelay.percentile(99))}`);
-    out.push(`nodejs_eventloop_delay_ms_max ${ms(loopDelay.max)}`);
-    out.push(`nodejs_eventloop_delay_ms_mean ${ms(loopDelay.mean)}`);
-    out.push(`nodejs_eventloop_delay_ms_count ${loopDelay.count}`);
-    out.push(`nodejs_eventloop_delay_ms_sum ${ms(loopDelay.mean) * loopDelay.count}`);
+  if (!loopDelay) return;
+  const ms = (ns: number) => (Number.isFinite(ns) ? ns / 1e6 : 0);
+  describe(out, "nodejs_eventloop_delay_ms", "summary", "Event-loop delay since the process started, milliseconds.");
+  out.push(`nodejs_eventloop_delay_ms{quantile="0.5"} ${ms(loopDelay.percentile(50))}`);
+  out.push(`nodejs_eventloop_delay_ms{quantile="0.99"} ${ms(loopDelay.percentile(99))}`);
+  out.push(`nodejs_eventloop_delay_ms_max ${ms(loopDelay.max)}`);
+  out.push(`nodejs_eventloop_delay_ms_mean ${ms(loopDelay.mean)}`);
+  out.push(`nodejs_eventloop_delay_ms_count ${loopDelay.count}`);
+  out.push(`nodejs_eventloop_delay_ms_sum ${ms(loopDelay.mean) * loopDelay.count}`);
+}
+
+/**
+ * The /metrics registry of one server: its rooms' metrics (each room registers its own), process-level
+ * counters, extra series the app adds (admission, the scenario probe), the event-loop delay monitor.
+ */
+export class ServerMetrics {
+  private readonly rooms = new Map<string, RoomMetrics>();
+  /** Player rooms slowed, closed and recovered for their CPU budget, since the server started. */
+  private readonly budgetActions: BudgetCounts = { slow: 0, close: 0, recover: 0 };
+  /** Clients closed because their unsent backlog exceeded ~2 s of their traffic (close code 4030; server/net/transport.ts). */
+  backlogCloses = 0;
+  private extraSeries: (() => string[]) | null = null;
+  private loopDelay: ELDHistogram | null = null;
+
+  register(m: RoomMetrics): void {
+    this.rooms.set(m.roomId, m);
   }
-  return `${out.join("\n")}\n`;
+
+  unregister(roomId: string): void {
+    this.rooms.delete(roomId);
+  }
+
+  room(roomId: string): RoomMetrics | undefined {
+    return this.rooms.get(roomId);
+  }
+
+  countBudgetAction(action: BudgetAction): void {
+    if (action !== "none") this.budgetActions[action]++;
+  }
+
+  /** Extra series rendered after the room series (admission refusals, the scenario probe). */
+  setExtraSeries(source: (() => string[]) | null): void {
+    this.extraSeries = source;
+  }
+
+  /** Starts sampling event-loop delay (idempotent). */
+  startEventLoopMonitor(): void {
+    if (this.loopDelay) return;
+    this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    this.loopDelay.enable();
+  }
+
+  stopEventLoopMonitor(): void {
+    this.loopDelay?.disable();
+    this.loopDelay = null;
+  }
+
+  /** The whole exposition text (named for CPU profiles: loadtest/profile-summary.ts reports it as an entry point). */
+  renderMetrics(): string {
+    const out: string[] = [];
+    const rooms = [...this.rooms.values()];
+    roomSeries(out, rooms);
+    trafficAndScheduleSeries(out, rooms, this.backlogCloses);
+    describe(out, "physics_rooms_over_budget_total", "counter", "Player rooms slowed, closed or recovered for their CPU budget.");
+    for (const [action, n] of Object.entries(this.budgetActions)) out.push(`physics_rooms_over_budget_total{action="${action}"} ${n}`);
+    if (this.extraSeries) out.push(...this.extraSeries());
+    processSeries(out, this.loopDelay);
+    return `${out.join("\n")}\n`;
+  }
 }

@@ -1,10 +1,11 @@
 import { MapSchema } from "@colyseus/schema";
+import { type BodyView, BodyTypeCode } from "../shared/engine/index.ts";
 import {
   AvatarState,
   BodyState,
   coarseOf,
   fineOf,
-  KIND_BOX,
+  kindOf,
   type PackedRotation,
   quantizeMm,
   quantizeRotation,
@@ -12,28 +13,32 @@ import {
 } from "../shared/net/index.ts";
 import type { RoomSim } from "../shared/sim/index.ts";
 
-/** Per-slot cache layout: the last quantized values written into the schema. */
-const CX = 0;
-const CY = 1;
-const CZ = 2;
-const FX = 3;
-const FY = 4;
-const FZ = 5;
-const RH = 6;
-const RL = 7;
-const SLEEP = 8;
+/** Per-slot cache layout: the last quantized values written into the schema, STRIDE per slot. */
+const [CX, CY, CZ, FX, FY, FZ, RH, RL, SLEEP] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const STRIDE = 9;
 
-const STATIC = 0;
-
 const packed: PackedRotation = { hi: 0, lo: 0 };
+
+/** Assigns the schema fields whose bit (1 << cache index) is set in `fields` from the quantized values `q`. */
+function assignFields(body: BodyState, fields: number, q: Int32Array): void {
+  if (fields & (1 << CX)) body.cx = q[CX];
+  if (fields & (1 << CY)) body.cy = q[CY];
+  if (fields & (1 << CZ)) body.cz = q[CZ];
+  if (fields & (1 << FX)) body.fx = q[FX];
+  if (fields & (1 << FY)) body.fy = q[FY];
+  if (fields & (1 << FZ)) body.fz = q[FZ];
+  if (fields & (1 << RH)) body.rh = q[RH] >>> 0;
+  if (fields & (1 << RL)) body.rl = q[RL];
+  if (fields & (1 << SLEEP)) body.sleeping = q[SLEEP] === 1;
+}
 
 /**
  * Copies the simulation into the schema, assigning a field only when its quantized value changed. (The
  * v5 setters also ignore equal values; comparing against our own Int32 cache first skips the setter
  * calls, which is most of the cost for a big resting world.) Static bodies are written once; a sleeping
- * body is skipped once its sleeping flag went out. Bodies are found by scanning the engine's slots, so
- * bodies the engine removes on its own (bounds) disappear from the state too.
+ * body is skipped once its sleeping flag went out. Bodies are found by scanning the engine's slots
+ * through the world's read-only view, so bodies the engine removes on its own (bounds) disappear from
+ * the state too.
  *
  * Runs right before each patch (not every tick): clients only ever see patched states, so syncing at
  * 20 Hz instead of 60 Hz gives the same bytes for a third of the work.
@@ -46,6 +51,8 @@ export class StateSync {
   private ids: string[] = [];
   private schemas: (BodyState | undefined)[] = [];
   private cache = new Int32Array(0);
+  /** One slot's quantized values (cache layout), before they are compared with the cache. */
+  private readonly quantized = new Int32Array(STRIDE);
   /** Avatars synced: session → grounded. */
   private avatarGrounded = new Map<string, boolean>();
   /** Bodies whose fields were assigned by the last sync (for benches). */
@@ -57,7 +64,7 @@ export class StateSync {
 
   sync(sim: RoomSim): void {
     const world = sim.world;
-    const b = world.bodies;
+    const b = world.view();
     if (sim.worldGeneration !== this.generation) {
       // A fresh map is one replace op on the wire, simpler and safer than deleting and re-adding the
       // same keys in one patch.
@@ -80,16 +87,16 @@ export class StateSync {
         }
         this.handles[s] = handle;
         if (alive) {
-          this.add(sim, s);
+          this.add(b, s);
           changed++;
         }
         continue;
       }
-      if (!alive || b.type[s] === STATIC) continue;
+      if (!alive || b.type[s] === BodyTypeCode.STATIC) continue;
       const sleeping = b.sleeping[s];
       const c = s * STRIDE;
       if (sleeping === 1 && this.cache[c + SLEEP] === 1) continue;
-      if (this.write(sim, s, false)) changed++;
+      if (this.write(b, s, false)) changed++;
     }
     this.lastChanged = changed;
     this.syncAvatars(sim);
@@ -111,81 +118,48 @@ export class StateSync {
     this.cache = cache;
   }
 
-  private add(sim: RoomSim, s: number): void {
-    const b = sim.world.bodies;
+  private add(b: BodyView, s: number): void {
     const body = new BodyState();
-    body.kind = b.type[s] | (b.shape[s] === 1 ? KIND_BOX : 0);
+    body.kind = kindOf(b.type[s], b.shape[s]);
     body.hx = b.half[s * 3];
     body.hy = b.half[s * 3 + 1];
     body.hz = b.half[s * 3 + 2];
     this.schemas[s] = body;
-    this.ids[s] = b.ids[s]!;
-    this.write(sim, s, true);
+    this.ids[s] = b.idOf(s)!;
+    this.write(b, s, true);
     this.state.bodies.set(this.ids[s], body);
   }
 
   /** Quantizes slot s and assigns the fields that changed (all of them when `all`). */
-  private write(sim: RoomSim, s: number, all: boolean): boolean {
-    const b = sim.world.bodies;
-    const body = this.schemas[s]!;
-    const cache = this.cache;
-    const c = s * STRIDE;
+  private write(b: BodyView, s: number, all: boolean): boolean {
+    const q = this.quantized;
     const p = s * 3;
     const r = s * 4;
     quantizeRotation(b.rot[r], b.rot[r + 1], b.rot[r + 2], b.rot[r + 3], packed);
     const mx = quantizeMm(b.pos[p]);
     const my = quantizeMm(b.pos[p + 1]);
     const mz = quantizeMm(b.pos[p + 2]);
-    let changed = false;
-    let v = coarseOf(mx);
-    if (all || cache[c + CX] !== v) {
-      body.cx = cache[c + CX] = v;
-      changed = true;
+    q[CX] = coarseOf(mx);
+    q[CY] = coarseOf(my);
+    q[CZ] = coarseOf(mz);
+    q[FX] = fineOf(mx);
+    q[FY] = fineOf(my);
+    q[FZ] = fineOf(mz);
+    // The cache is Int32: the uint32 rotation bit pattern is stored (and compared) as `| 0`.
+    q[RH] = packed.hi | 0;
+    q[RL] = packed.lo;
+    q[SLEEP] = b.sleeping[s];
+    const cache = this.cache;
+    const c = s * STRIDE;
+    let fields = 0;
+    for (let k = 0; k < STRIDE; k++) {
+      if (all || cache[c + k] !== q[k]) {
+        cache[c + k] = q[k];
+        fields |= 1 << k;
+      }
     }
-    v = coarseOf(my);
-    if (all || cache[c + CY] !== v) {
-      body.cy = cache[c + CY] = v;
-      changed = true;
-    }
-    v = coarseOf(mz);
-    if (all || cache[c + CZ] !== v) {
-      body.cz = cache[c + CZ] = v;
-      changed = true;
-    }
-    v = fineOf(mx);
-    if (all || cache[c + FX] !== v) {
-      body.fx = cache[c + FX] = v;
-      changed = true;
-    }
-    v = fineOf(my);
-    if (all || cache[c + FY] !== v) {
-      body.fy = cache[c + FY] = v;
-      changed = true;
-    }
-    v = fineOf(mz);
-    if (all || cache[c + FZ] !== v) {
-      body.fz = cache[c + FZ] = v;
-      changed = true;
-    }
-    // The cache is Int32: store the uint32 rotation bit pattern (| 0) and compare the same way.
-    v = packed.hi | 0;
-    if (all || cache[c + RH] !== v) {
-      cache[c + RH] = v;
-      body.rh = packed.hi;
-      changed = true;
-    }
-    v = packed.lo;
-    if (all || cache[c + RL] !== v) {
-      body.rl = cache[c + RL] = v;
-      changed = true;
-    }
-    v = b.sleeping[s];
-    if (all || cache[c + SLEEP] !== v) {
-      cache[c + SLEEP] = v;
-      body.sleeping = v === 1;
-      changed = true;
-    }
-    return changed;
+    if (fields !== 0) assignFields(this.schemas[s]!, fields, q);
+    return fields !== 0;
   }
 
   private syncAvatars(sim: RoomSim): void {

@@ -4,7 +4,6 @@ import { logger } from "@colyseus/core";
 import { type TransportOptions, WebSocketClient, type WebSocketTransport } from "@colyseus/ws-transport";
 import type { WebSocket, WebSocketServer } from "ws";
 import { CLOSE_BACKLOG } from "../../shared/net/index.ts";
-import { connectionCounters } from "../metrics.ts";
 
 /**
  * The WebSocket transport of the physics rooms: Colyseus' own (@colyseus/ws-transport 0.18) plus three
@@ -59,18 +58,23 @@ export const BACKLOG_REASON = "backlog: client is not reading";
 /** Granularity of the per-connection traffic window, ms. */
 const SLOT_MS = 250;
 
+/** Called with every frame right before it goes to ws (after the copy and the backlog check), with the session id from the connection's URL. */
+export type FrameHook = (sessionId: string | null, frame: Uint8Array) => void;
+
 export interface GuardedTransportOptions extends TransportOptions {
   /** See BACKLOG_SECONDS. */
   backlogSeconds?: number;
   /** See BACKLOG_FLOOR_BYTES. */
   backlogFloorBytes?: number;
+  /** Called whenever a client is closed for its backlog (the server's metrics count it). */
+  onBacklogClose?: () => void;
 }
 
-/**
- * Test hook: called with every frame right before it goes to ws (after the copy and the backlog check),
- * with the session id from the connection's URL. Null in production.
- */
-export const transportTestHooks: { onFrame: ((sessionId: string | null, frame: Uint8Array) => void) | null } = { onFrame: null };
+/** What the guard adds to a transport's public face. */
+export interface ConnectionGuard {
+  /** Test hook (see FrameHook); null in production. */
+  onFrame: FrameHook | null;
+}
 
 /** Bytes handed to one socket per SLOT_MS slot over the last `seconds` (a ring of slots). */
 export class TrafficWindow {
@@ -111,38 +115,30 @@ export class TrafficWindow {
   }
 }
 
-/** The per-socket state of the guard. */
-interface Guarded {
-  readonly ws: WebSocket;
-  readonly sessionId: string | null;
-  readonly traffic: TrafficWindow;
-  /** Payload of the latest ping not answered yet, or null. */
-  ping: Buffer | null;
-  /** Heartbeat intervals in a row without an answer (or with a backlog that never drained). */
-  missed: number;
-  /** The socket had nothing unsent at some moment since the last heartbeat. */
-  drained: boolean;
-}
-
 const OPEN = 1;
 const CLOSING = 2;
 
-/** The copy of the frame sent last in this synchronous turn (the same view goes to every client of a broadcast). */
-let lastFrame: object | null = null;
-let lastCopy: Buffer | null = null;
-function forgetLastFrame(): void {
-  lastFrame = null;
-  lastCopy = null;
-}
+/**
+ * Copies binary frames so that nothing ws queues is a view of a buffer its owner reuses: one copy per
+ * frame and synchronous turn (the same view goes to every client of a broadcast, and they share the copy).
+ */
+class FrameCopier {
+  private lastFrame: object | null = null;
+  private lastCopy: Buffer | null = null;
+  private readonly forget = (): void => {
+    this.lastFrame = null;
+    this.lastCopy = null;
+  };
 
-/** A copy of `data` that nothing else references (one copy per frame and synchronous turn). */
-function ownedCopy(data: ArrayBufferView | ArrayBuffer): Buffer {
-  if (data === lastFrame && lastCopy !== null) return lastCopy;
-  const copy = ArrayBuffer.isView(data) ? Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) : Buffer.from(new Uint8Array(data));
-  if (lastFrame === null) queueMicrotask(forgetLastFrame);
-  lastFrame = data;
-  lastCopy = copy;
-  return copy;
+  /** A copy of `data` that nothing else references. */
+  copy(data: ArrayBufferView | ArrayBuffer): Buffer {
+    if (data === this.lastFrame && this.lastCopy !== null) return this.lastCopy;
+    const copy = ArrayBuffer.isView(data) ? Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) : Buffer.from(new Uint8Array(data));
+    if (this.lastFrame === null) queueMicrotask(this.forget);
+    this.lastFrame = data;
+    this.lastCopy = copy;
+    return copy;
+  }
 }
 
 function kib(bytes: number): string {
@@ -168,32 +164,152 @@ function checkTransportInternals(wss: unknown): void {
 // biome-ignore lint/suspicious/noExplicitAny: a mixin's base constructor must take `...args: any[]` (TypeScript's rule)
 type TransportClass = new (...args: any[]) => WebSocketTransport;
 
+/** What a socket's guard needs from its transport. */
+interface GuardSettings {
+  readonly backlogSeconds: number;
+  readonly backlogFloor: number;
+  readonly maxMissed: number;
+  readonly copier: FrameCopier;
+  readonly onFrame: FrameHook | null;
+  readonly onBacklogClose: (() => void) | undefined;
+}
+
+/** The guard of one socket: its send wrapper (copy, backlog limit) and its part of the heartbeat. */
+class SocketGuard {
+  private readonly ws: WebSocket;
+  private readonly sessionId: string | null;
+  private readonly settings: GuardSettings;
+  private readonly traffic: TrafficWindow;
+  /** Payload of the latest ping not answered yet, or null. */
+  private ping: Buffer | null = null;
+  /** Heartbeat intervals in a row without an answer (or with a backlog that never drained). */
+  private missed = 0;
+  /** The socket had nothing unsent at some moment since the last heartbeat. */
+  private drained = true;
+
+  constructor(ws: WebSocket, sessionId: string | null, settings: GuardSettings) {
+    this.ws = ws;
+    this.sessionId = sessionId;
+    this.settings = settings;
+    this.traffic = new TrafficWindow(settings.backlogSeconds);
+    ws.on("pong", (data: Buffer) => {
+      if (this.ping !== null && data.equals(this.ping)) this.ping = null;
+    });
+    const send = ws.send;
+    ws.send = ((data: unknown, ...rest: unknown[]) => this.send(send, data, rest)) as WebSocket["send"];
+  }
+
+  /** Backlog allowed for this socket right now, bytes. */
+  private limit(nowMs: number): number {
+    return Math.max(this.settings.backlogFloor, this.traffic.total(nowMs));
+  }
+
+  private send(send: WebSocket["send"], data: unknown, rest: unknown[]): void {
+    const ws = this.ws;
+    if (ws.readyState !== OPEN) {
+      // ws would only add the size to bufferedAmount (nothing is queued) and report the error.
+      const cb = rest[rest.length - 1];
+      if (typeof cb === "function") process.nextTick(cb, new Error("WebSocket is not open"));
+      return;
+    }
+    const binary = ArrayBuffer.isView(data) || data instanceof ArrayBuffer;
+    const bytes = binary ? data.byteLength : typeof data === "string" ? Buffer.byteLength(data) : 0;
+    const now = performance.now();
+    this.traffic.add(now, bytes);
+    const backlog = ws.bufferedAmount;
+    if (backlog === 0) this.drained = true;
+    if (backlog + bytes > this.limit(now)) {
+      this.closeForBacklog(backlog, `limit ${kib(this.limit(now))} KiB`);
+      this.send(send, data, rest);
+      return;
+    }
+    // ws copies strings itself; binary frames may be views of a buffer their owner reuses.
+    const frame = binary ? this.settings.copier.copy(data) : data;
+    if (this.settings.onFrame && ArrayBuffer.isView(frame)) this.settings.onFrame(this.sessionId, frame as Uint8Array);
+    (send as (...args: unknown[]) => void).call(ws, frame, ...rest);
+  }
+
+  /** Closes with CLOSE_BACKLOG; `why` ends the reason (the limit, or the pings it did not answer). */
+  private closeForBacklog(backlog: number, why: string): void {
+    this.settings.onBacklogClose?.();
+    const reason = `${BACKLOG_REASON} (${kib(backlog)} KiB unsent, ${why})`;
+    logger.warn(`client ${loggable(this.sessionId)} closed (${CLOSE_BACKLOG}): ${reason}`);
+    // ws' own close, not a per-socket wrapper: server/shutdown.ts terminates a socket 1 s after any
+    // close, but a client closed for being ~2 s behind cannot have read the reason by then. It gets
+    // the heartbeat's allowance instead (terminated after pingMaxRetries intervals without draining).
+    (Object.getPrototypeOf(this.ws) as WebSocket).close.call(this.ws, CLOSE_BACKLOG, reason);
+  }
+
+  /**
+   * This socket's part of one heartbeat: count it unresponsive or not, drop it if it stayed so, else
+   * ping it. A socket still open with unsent data is closed for its backlog (the client is there but
+   * not reading: it gets the reason once it reads); one with nothing unsent is terminated (a dead peer).
+   */
+  beat(now: number): void {
+    const ws = this.ws;
+    const open = ws.readyState === OPEN;
+    if (!open && ws.readyState !== CLOSING) return;
+    const backlog = ws.bufferedAmount;
+    const stalled = !this.drained && backlog > 0;
+    const silent = open && this.ping !== null;
+    this.missed = stalled || silent ? this.missed + 1 : 0;
+    this.drained = backlog === 0;
+    if (open && backlog > this.limit(now)) {
+      this.closeForBacklog(backlog, `limit ${kib(this.limit(now))} KiB`);
+    } else if (this.missed >= this.settings.maxMissed) {
+      if (open && backlog > 0) {
+        this.closeForBacklog(backlog, `no pong for ${this.missed} pings`);
+      } else {
+        logger.info(`client ${loggable(this.sessionId)} terminated: ${stalled ? `${kib(backlog)} KiB unsent` : "no pong"} for ${this.missed} heartbeats`);
+        ws.terminate();
+      }
+    } else if (open) {
+      this.ping = randomBytes(8);
+      ws.ping(this.ping);
+    }
+  }
+}
+
+/** The session id a connection's URL names (null if it names none or cannot be parsed). */
+function sessionIdOf(req: IncomingMessage): string | null {
+  try {
+    return new URL(req.url ?? "/", "ws://server").searchParams.get("sessionId");
+  } catch {
+    // A URL Colyseus cannot parse either; it refuses the connection itself.
+    return null;
+  }
+}
+
 /**
  * Adds the three guarantees above to a WebSocketTransport class: `new (withConnectionGuard(Base))(options,
  * ...rest)`. The options are Base's plus GuardedTransportOptions; pingInterval (default 3000 ms) and
  * pingMaxRetries (default 2) drive our heartbeat, and Base gets pingInterval 0 (its own heartbeat off).
  */
 export function withConnectionGuard<Base extends TransportClass>(base: Base) {
-  return class GuardedTransport extends base {
+  return class GuardedTransport extends base implements ConnectionGuard, GuardSettings {
+    readonly backlogSeconds: number;
+    readonly backlogFloor: number;
+    readonly maxMissed: number;
+    readonly copier = new FrameCopier();
+    readonly onBacklogClose: (() => void) | undefined;
+    onFrame: FrameHook | null = null;
     private readonly heartbeatMs: number;
-    private readonly maxMissed: number;
-    private readonly backlogSeconds: number;
-    private readonly backlogFloor: number;
     private heartbeat: NodeJS.Timeout | null = null;
-    private readonly guarded = new WeakMap<WebSocket, Guarded>();
+    private readonly guarded = new WeakMap<WebSocket, SocketGuard>();
 
     // biome-ignore lint/suspicious/noExplicitAny: see TransportClass
     constructor(...args: any[]) {
       const [options = {}, ...rest] = args as [GuardedTransportOptions | undefined, ...unknown[]];
-      const { backlogSeconds, backlogFloorBytes, pingInterval, pingMaxRetries, ...transportOptions } = options;
+      const { backlogSeconds, backlogFloorBytes, onBacklogClose, pingInterval, pingMaxRetries, ...transportOptions } = options;
       super({ ...transportOptions, pingInterval: 0 }, ...rest);
       checkTransportInternals(this.wss);
       this.heartbeatMs = pingInterval ?? 3000;
       this.maxMissed = pingMaxRetries ?? 2;
       this.backlogSeconds = backlogSeconds ?? BACKLOG_SECONDS;
       this.backlogFloor = backlogFloorBytes ?? BACKLOG_FLOOR_BYTES;
+      this.onBacklogClose = onBacklogClose;
       // Before ws-transport's own listener: the guard is in place before Colyseus sends anything.
-      this.wss.prependListener("connection", (ws: WebSocket, req: IncomingMessage) => this.guard(ws, req));
+      this.wss.prependListener("connection", (ws: WebSocket, req: IncomingMessage) => this.guarded.set(ws, new SocketGuard(ws, sessionIdOf(req), this)));
       if (this.server) this.server.on("listening", () => this.startHeartbeat());
     }
 
@@ -220,92 +336,10 @@ export function withConnectionGuard<Base extends TransportClass>(base: Base) {
       this.heartbeat = null;
     }
 
-    /** Backlog allowed for this socket right now, bytes. */
-    private limitOf(g: Guarded, nowMs: number): number {
-      return Math.max(this.backlogFloor, g.traffic.total(nowMs));
-    }
-
-    private guard(ws: WebSocket, req: IncomingMessage): void {
-      let sessionId: string | null = null;
-      try {
-        sessionId = new URL(req.url ?? "/", "ws://server").searchParams.get("sessionId");
-      } catch {
-        // A URL Colyseus cannot parse either; it refuses the connection itself.
-      }
-      const g: Guarded = { ws, sessionId, traffic: new TrafficWindow(this.backlogSeconds), ping: null, missed: 0, drained: true };
-      this.guarded.set(ws, g);
-      ws.on("pong", (data: Buffer) => {
-        if (g.ping !== null && data.equals(g.ping)) g.ping = null;
-      });
-      const send = ws.send;
-      const guardedSend = (data: unknown, ...rest: unknown[]): void => {
-        if (ws.readyState !== OPEN) {
-          // ws would only add the size to bufferedAmount (nothing is queued) and report the error.
-          const cb = rest[rest.length - 1];
-          if (typeof cb === "function") process.nextTick(cb, new Error("WebSocket is not open"));
-          return;
-        }
-        const binary = ArrayBuffer.isView(data) || data instanceof ArrayBuffer;
-        const bytes = binary ? data.byteLength : typeof data === "string" ? Buffer.byteLength(data) : 0;
-        const now = performance.now();
-        g.traffic.add(now, bytes);
-        const backlog = ws.bufferedAmount;
-        if (backlog === 0) g.drained = true;
-        if (backlog + bytes > this.limitOf(g, now)) {
-          this.closeForBacklog(g, backlog, `limit ${kib(this.limitOf(g, now))} KiB`);
-          guardedSend(data, ...rest);
-          return;
-        }
-        // ws copies strings itself; binary frames may be views of a buffer their owner reuses.
-        const frame = binary ? ownedCopy(data) : data;
-        if (transportTestHooks.onFrame && ArrayBuffer.isView(frame)) transportTestHooks.onFrame(sessionId, frame as Uint8Array);
-        (send as (...args: unknown[]) => void).call(ws, frame, ...rest);
-      };
-      ws.send = guardedSend as WebSocket["send"];
-    }
-
-    /** Closes with CLOSE_BACKLOG; `why` ends the reason (the limit, or the pings it did not answer). */
-    private closeForBacklog(g: Guarded, backlog: number, why: string): void {
-      connectionCounters.backlogCloses++;
-      const reason = `${BACKLOG_REASON} (${kib(backlog)} KiB unsent, ${why})`;
-      logger.warn(`client ${loggable(g.sessionId)} closed (${CLOSE_BACKLOG}): ${reason}`);
-      // ws' own close, not a per-socket wrapper: server/shutdown.ts terminates a socket 1 s after any
-      // close, but a client closed for being ~2 s behind cannot have read the reason by then. It gets
-      // the heartbeat's allowance instead (terminated after pingMaxRetries intervals without draining).
-      (Object.getPrototypeOf(g.ws) as WebSocket).close.call(g.ws, CLOSE_BACKLOG, reason);
-    }
-
-    /**
-     * One heartbeat: count the unresponsive, drop the ones that stayed so, ping the open ones. A socket
-     * still open with unsent data is closed for its backlog (the client is there but not reading: it
-     * gets the reason once it reads); one with nothing unsent is terminated (a dead peer).
-     */
+    /** One heartbeat over every guarded socket (SocketGuard#beat). */
     private beat(): void {
       const now = performance.now();
-      for (const ws of this.wss.clients as Set<WebSocket>) {
-        const g = this.guarded.get(ws);
-        if (!g) continue;
-        const open = ws.readyState === OPEN;
-        if (!open && ws.readyState !== CLOSING) continue;
-        const backlog = ws.bufferedAmount;
-        const stalled = !g.drained && backlog > 0;
-        const silent = open && g.ping !== null;
-        g.missed = stalled || silent ? g.missed + 1 : 0;
-        g.drained = backlog === 0;
-        if (open && backlog > this.limitOf(g, now)) {
-          this.closeForBacklog(g, backlog, `limit ${kib(this.limitOf(g, now))} KiB`);
-        } else if (g.missed >= this.maxMissed) {
-          if (open && backlog > 0) {
-            this.closeForBacklog(g, backlog, `no pong for ${g.missed} pings`);
-          } else {
-            logger.info(`client ${loggable(g.sessionId)} terminated: ${stalled ? `${kib(backlog)} KiB unsent` : "no pong"} for ${g.missed} heartbeats`);
-            ws.terminate();
-          }
-        } else if (open) {
-          g.ping = randomBytes(8);
-          ws.ping(g.ping);
-        }
-      }
+      for (const ws of this.wss.clients as Set<WebSocket>) this.guarded.get(ws)?.beat(now);
     }
   };
 }

@@ -1,9 +1,10 @@
 import AjvCompiler from "@fastify/ajv-compiler";
 import { ENGINE_VERSION, resolveSettings } from "../../shared/engine/index.ts";
+import { KNOB_RANGES, type RoomSettingsPatch, roomSettingsPatchSchema } from "../../shared/net/knobs.ts";
 import { type ClientMessageType, LIMITS, MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, parseClientMessage } from "../../shared/net/messages.ts";
 import type { Scenario, ScenarioIssue } from "../../shared/scenarios/index.ts";
-import { type BodyDigest, type RoomSettingsPatch, SIM_VERSION, type SimInput, type SimOptions } from "../../shared/sim/index.ts";
-import { settingsBody } from "../admin/schemas.ts";
+import { type BodyDigest, SIM_VERSION, type SimInput, type SimOptions } from "../../shared/sim/index.ts";
+import { AJV_OPTIONS } from "../admin/schemas.ts";
 import { ADMIN_ROOM_CAPS, scenarioCaps } from "../rooms/room-caps.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { ReplayFileError } from "./errors.ts";
@@ -33,12 +34,10 @@ const HEX = /^[0-9a-f]+$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
- * Ajv options of the admin API (server/app.ts passes the same to Fastify): unknown keys are rejected,
- * not stripped, and types are not coerced.
+ * The admin API's validator of PATCH /rooms/:id/settings bodies: Fastify's Ajv compiler, same options,
+ * the schema built from the knob table's own ranges (the widest any server accepts).
  */
-const ADMIN_AJV_OPTIONS = { removeAdditional: false, coerceTypes: false, allErrors: false } as const;
-/** The admin API's validator of PATCH /rooms/:id/settings bodies: Fastify's Ajv compiler, same options, same schema. */
-const validateSettingsBody = AjvCompiler()({}, { customOptions: ADMIN_AJV_OPTIONS })({ schema: settingsBody, httpPart: "body" });
+const validateSettingsBody = AjvCompiler()({}, { customOptions: AJV_OPTIONS })({ schema: roomSettingsPatchSchema(KNOB_RANGES), httpPart: "body" });
 
 const ROOM_SCENARIO_CAPS = scenarioCaps(ADMIN_ROOM_CAPS);
 /**

@@ -1,5 +1,5 @@
 import { type BodyDigest, bodyDigests, RoomSim, type SimInput } from "../../shared/sim/index.ts";
-import { isTickLine, type ReplayHeader } from "./format.ts";
+import { isTickLine, type KeyframeLine, type ReplayHeader, type TickLine } from "./format.ts";
 import { ReplayFileError, readReplay, type ReplaySummary, scanReplay, type TruncatedTail } from "./read.ts";
 
 export interface BodyDifference {
@@ -82,24 +82,11 @@ export interface VerifyOptions {
  */
 export async function verifyReplay(path: string, options: VerifyOptions = {}): Promise<VerifyReport> {
   const progress: VerifyProgress = { phase: "validating", line: 0, tick: 0, ticks: 0, fraction: 0, divergedAt: null };
-  const step = options.onStep;
-  const summary = await scanReplay(path, {
-    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
-    onLine: (line, tick) => {
-      progress.line = line;
-      progress.tick = tick;
-      step?.(progress);
-    },
-    onBytes: (read, total) => {
-      progress.fraction = total > 0 ? read / total : 1;
-    },
-  });
-  const tickBudget = summary.ticks;
+  const summary = await validatingPass(path, options, progress);
   progress.phase = "simulating";
-  progress.ticks = tickBudget;
+  progress.ticks = summary.ticks;
   progress.tick = 0;
   progress.fraction = 0;
-
   const reader = readReplay(path, {
     ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
     onLine: (line) => {
@@ -113,77 +100,78 @@ export async function verifyReplay(path: string, options: VerifyOptions = {}): P
   if (first.done || !("header" in first.value)) throw new ReplayFileError(1, "missing header");
   const header = first.value.header;
   const sim = new RoomSim(header.scenario, header.options);
-  const report: VerifyReport = {
-    header,
-    ticks: 0,
-    keyframesChecked: 0,
-    inputs: 0,
-    ended: summary.end !== null,
-    truncated: summary.truncated,
-    divergence: null,
-    summary,
-  };
+  const report: VerifyReport = { header, ticks: 0, keyframesChecked: 0, inputs: 0, ended: summary.end !== null, truncated: summary.truncated, divergence: null, summary };
   for (;;) {
     const next = await reader.next();
     if (next.done) break;
     if ("header" in next.value) throw new ReplayFileError(next.value.lineNumber, "a second header");
     const { line, lineNumber } = next.value;
     if (isTickLine(line)) {
-      // Pass one counted the ticks; more now means the file grew meanwhile (a live recording).
-      if (line.t > tickBudget) break;
-      step?.(progress);
-      const inputs = line.i ?? [];
-      for (const input of inputs) sim.enqueue(input);
-      report.inputs += inputs.length;
-      const result = sim.step();
-      report.ticks++;
-      progress.tick = sim.tick;
-      if (result.hash !== line.h && report.divergence === null) {
-        report.divergence = {
-          tick: line.t,
-          line: lineNumber,
-          recordedHash: line.h,
-          replayedHash: result.hash,
-          inputs,
-          keyframeTick: null,
-          keyframeLine: null,
-          bodies: [],
-          differingBodies: 0,
-        };
-        progress.divergedAt = line.t;
-        // No keyframe ahead: nothing more to learn by simulating on.
-        if (summary.lastKeyframeTick < line.t) break;
-      }
+      // Pass one counted the ticks (the tick budget); more now means the file grew meanwhile (a live recording).
+      if (line.t > summary.ticks) break;
+      options.onStep?.(progress);
+      if (!replayTick(sim, line, lineNumber, report, progress, summary)) break;
       if (options.onProgress && report.ticks % 3600 === 0) options.onProgress(sim.tick, progress.fraction);
-    } else if (line.type === "keyframe") {
-      const diff = diffBodies(line.bodies, bodyDigests(sim.world));
-      report.keyframesChecked++;
-      if (report.divergence !== null) {
-        report.divergence.keyframeTick = line.t;
-        report.divergence.keyframeLine = lineNumber;
-        report.divergence.bodies = diff.slice(0, MAX_LISTED_BODIES);
-        report.divergence.differingBodies = diff.length;
-        break;
-      }
-      if (diff.length > 0) {
-        // Hashes agreed but bodies differ: the world hash missed something. Report it as a divergence.
-        report.divergence = {
-          tick: line.t,
-          line: lineNumber,
-          recordedHash: "",
-          replayedHash: "",
-          inputs: [],
-          keyframeTick: line.t,
-          keyframeLine: lineNumber,
-          bodies: diff.slice(0, MAX_LISTED_BODIES),
-          differingBodies: diff.length,
-        };
-        break;
-      }
+    } else if (line.type === "keyframe" && !checkKeyframe(sim, line, lineNumber, report)) {
+      break;
     }
   }
   await reader.return(null);
   return report;
+}
+
+/** Pass one: reads and validates every line with the server's validators, simulating nothing. */
+function validatingPass(path: string, options: VerifyOptions, progress: VerifyProgress): Promise<ReplaySummary> {
+  return scanReplay(path, {
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    onLine: (line, tick) => {
+      progress.line = line;
+      progress.tick = tick;
+      options.onStep?.(progress);
+    },
+    onBytes: (read, total) => {
+      progress.fraction = total > 0 ? read / total : 1;
+    },
+  });
+}
+
+/** A divergence found at `tick` (line `line`), its bodies not compared yet. */
+function divergenceAt(tick: number, line: number, recordedHash: string, replayedHash: string, inputs: SimInput[]): Divergence {
+  return { tick, line, recordedHash, replayedHash, inputs, keyframeTick: null, keyframeLine: null, bodies: [], differingBodies: 0 };
+}
+
+/**
+ * Pass two, one tick line: applies its inputs, steps, compares the hash; the first mismatch is the
+ * divergence. False when there is nothing more to learn by simulating on (no keyframe ahead of it).
+ */
+function replayTick(sim: RoomSim, line: TickLine, lineNumber: number, report: VerifyReport, progress: VerifyProgress, summary: ReplaySummary): boolean {
+  const inputs = line.i ?? [];
+  for (const input of inputs) sim.enqueue(input);
+  report.inputs += inputs.length;
+  const result = sim.step();
+  report.ticks++;
+  progress.tick = sim.tick;
+  if (result.hash === line.h || report.divergence !== null) return true;
+  report.divergence = divergenceAt(line.t, lineNumber, line.h, result.hash, inputs);
+  progress.divergedAt = line.t;
+  return summary.lastKeyframeTick >= line.t;
+}
+
+/**
+ * Pass two, one keyframe: compares every body's hash. After a divergence it names the bodies that differ
+ * and ends the run; before one, bodies that differ while the hashes agreed (the world hash missed
+ * something) are a divergence too. False when the run is over.
+ */
+function checkKeyframe(sim: RoomSim, line: KeyframeLine, lineNumber: number, report: VerifyReport): boolean {
+  const diff = diffBodies(line.bodies, bodyDigests(sim.world));
+  report.keyframesChecked++;
+  if (report.divergence === null && diff.length === 0) return true;
+  report.divergence ??= divergenceAt(line.t, lineNumber, "", "", []);
+  report.divergence.keyframeTick = line.t;
+  report.divergence.keyframeLine = lineNumber;
+  report.divergence.bodies = diff.slice(0, MAX_LISTED_BODIES);
+  report.divergence.differingBodies = diff.length;
+  return false;
 }
 
 export { ReplayFileError };

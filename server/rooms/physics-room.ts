@@ -1,104 +1,77 @@
-import { type Client, ClientState, CloseCode, logger, matchMaker, Room, ServerError } from "@colyseus/core";
+import { type Client, ClientState, CloseCode, logger, matchMaker, Protocol, Room, ServerError } from "@colyseus/core";
+import { PROTOCOL_CODE_MASK } from "@colyseus/shared-types";
 import {
   CLOSE_CPU_BUDGET,
   CLOSE_RATE_LIMITED,
   CLOSE_REPLACED,
   CLOSE_REPLACED_REASON,
   type ClientMessageType,
+  type CreateRoomBody,
   LIMITS,
   MSG_IMPULSE,
   MSG_MOVE,
   MSG_REJECTED,
   MSG_SPAWN,
   MSG_WELCOME,
+  PATCH_RATE_MS,
   parseClientMessage,
   type RejectedMessage,
+  type RoomInfo,
+  type RoomSettingsPatch,
   RoomState,
+  type SettingsChange,
   type WelcomeMessage,
 } from "../../shared/net/index.ts";
-import type { RemovedBody } from "../../shared/engine/index.ts";
-import { pointNearBody, type RoomSettings, type RoomSettingsPatch, RoomSim } from "../../shared/sim/index.ts";
-import { resolveSettings } from "../../shared/engine/index.ts";
-import { type Admission, SEAT_USED_CHANNEL } from "../admission.ts";
-import { DEFAULT_LIMITS, type ServerLimits } from "../config.ts";
-import type { ScenarioProbe } from "../cpu/probe.ts";
+import { type RemovedBody, resolveSettings, type WorldSettings } from "../../shared/engine/index.ts";
+import { minRestitutionThreshold, type Scenario } from "../../shared/scenarios/index.ts";
+import { pointNearBody, RoomSim } from "../../shared/sim/index.ts";
+import { SEAT_USED_CHANNEL } from "../admission.ts";
 import { solverPasses } from "../cpu/cost-model.ts";
-import { type BudgetAction, type BudgetState, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
-import { countBudgetAction, RoomMetrics, registerRoomMetrics, unregisterRoomMetrics } from "../metrics.ts";
-import { DEFAULT_REPLAY_DIR, ReplayRecorder } from "../replay/recorder.ts";
-import type { ReplayStore } from "../replay/store.ts";
+import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
+import { RoomMetrics } from "../metrics.ts";
+import { ReplayRecorder } from "../replay/recorder.ts";
 import { resolveScenario } from "../scenario-input.ts";
-import { minRestitutionThreshold } from "../../shared/scenarios/index.ts";
 import { releaseUnclaimedSeats } from "../shutdown.ts";
 import { StateSync } from "../state-sync.ts";
 import { InputLimiter } from "./input-limiter.ts";
 import { createHash } from "node:crypto";
-import { ADMIN_ROOM_CAPS, PLAYER_ROOM_CAPS, type RoomCaps, scenarioCaps } from "./room-caps.ts";
+import type { LiveRoom } from "./live-rooms.ts";
+import { type RoomCaps, scenarioCaps } from "./room-caps.ts";
+import { CONFIG_OPTION, type RoomConfig } from "./room-config.ts";
 
 export type { RoomCaps } from "./room-caps.ts";
 
+/** WebSocket close codes (RFC 6455, section 7.4.1) the server's ws sends for a broken frame. */
+const WS_PROTOCOL_ERROR = 1002;
+const WS_INVALID_PAYLOAD = 1007;
+const WS_MESSAGE_TOO_BIG = 1009;
 /** Close codes after which a dropped client gets no reconnection window (kicked, shut down, broken frames). */
-const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([CloseCode.WITH_ERROR, CloseCode.SERVER_SHUTDOWN, CLOSE_RATE_LIMITED, 1002, 1007, 1009]);
-/** Protocol codes (low 5 bits of a frame's first byte) still handled while a client is throttled: join ack and leave. */
-const ALWAYS_HANDLED = new Set([10, 12]);
+const NO_RECONNECT_CODES: ReadonlySet<number> = new Set([
+  CloseCode.WITH_ERROR,
+  CloseCode.SERVER_SHUTDOWN,
+  CLOSE_RATE_LIMITED,
+  WS_PROTOCOL_ERROR,
+  WS_INVALID_PAYLOAD,
+  WS_MESSAGE_TOO_BIG,
+]);
+/** Protocol codes (a frame's first byte under PROTOCOL_CODE_MASK) still handled while a client is throttled: join ack and leave. */
+const ALWAYS_HANDLED: ReadonlySet<number> = new Set([Protocol.JOIN_ROOM, Protocol.LEAVE_ROOM]);
 /** How often the room refreshes its summary in the matchmaking listing (what GET /rooms shows for remote rooms), ms. */
 const LISTING_REFRESH_MS = 2000;
-/** A new player room counts its whole CPU budget against the process share for this long, ms. */
-const PROBATION_MS = 10_000;
-/** Rooms are shed once all of them together use more than this many times the player-room share. */
-const SHED_ABOVE_SHARE = 1.25;
 /** Removed-body log lines per room per second at most (the rest are counted). */
 const REMOVAL_LOGS_PER_SECOND = 5;
 
-/** Server-wide settings of physics rooms (set once by the app; never from client options). */
-export interface RoomConfig {
-  replayDir: string;
-  /** Rooms created over the admin API. */
-  adminCaps: RoomCaps;
-  /** Rooms players create through matchmaking (join options). */
-  playerCaps: RoomCaps;
-  /**
-   * Marks options as coming from the admin API (the admin token: shared by every process when set in
-   * the environment). Never sent to clients; stripped from matchmaking requests.
-   */
-  trustKey: string;
-  defaults: { maxClients: number; maxBodies: number; maxSpawnsPerSecond: number; patchRateMs: number; scenario: string };
-  /** Ticks between replay keyframes. */
-  keyframeInterval: number;
-  /** Timeouts and rate limits (server/config.ts). */
-  limits: ServerLimits;
-  /** The process's replay directory (rotation, cross-process downloads); null in bare tests. */
-  replayStore: ReplayStore | null;
-  /** Per-address room and seat admission; null in bare tests. */
-  admission: Admission | null;
-  /** Sandbox that tries a player scenario's first ticks before the room starts; null in bare tests. */
-  probe: ScenarioProbe | null;
-}
-
-export const roomConfig: RoomConfig = {
-  replayDir: DEFAULT_REPLAY_DIR,
-  adminCaps: { ...ADMIN_ROOM_CAPS },
-  playerCaps: { ...PLAYER_ROOM_CAPS },
-  trustKey: "",
-  defaults: { maxClients: 16, maxBodies: 3000, maxSpawnsPerSecond: 4, patchRateMs: 50, scenario: "arena" },
-  keyframeInterval: 600,
-  limits: { ...DEFAULT_LIMITS },
-  replayStore: null,
-  admission: null,
-  probe: null,
-};
-
-/** Options a room is created with (join options of the creating client, or POST /rooms). */
-export interface PhysicsRoomOptions {
-  /** Built-in scenario name or scenario JSON. Default `arena`. */
-  scenario?: unknown;
-  /** Milliseconds between state patches (16..1000). Default 50 (20 Hz). */
-  patchRateMs?: number;
-  maxClients?: number;
-  maxBodies?: number;
-  maxSpawnsPerSecond?: number;
+/**
+ * Options a room is created with: POST /rooms' body (the admin API's contract), or the join options of
+ * a creating player, which nothing has validated yet (onCreate checks and clamps every field).
+ */
+export interface PhysicsRoomOptions extends Partial<CreateRoomBody> {
   /** Set by the admin API only (see RoomConfig.trustKey). */
   trust?: string;
+  /** Set by the matchmaking route only (see CREATOR_OPTION). */
+  creator?: CreatorInfo;
+  /** The server's RoomConfig, from the room definition's options (they override client options). */
+  config?: RoomConfig;
 }
 
 /** Option key the admin API uses to mark its room creations. */
@@ -116,9 +89,10 @@ export interface CreatorInfo {
 }
 
 /**
- * A room creation refused for a reason the client should read (invalid scenario, rate, CPU budget). A
- * ServerError, so Colyseus does not print it as a crash; its code is the HTTP status of the refusal
- * (Colyseus re-wraps it with the same code and message for the matchmaking route).
+ * A refusal the client should read: a room creation (invalid scenario, rate, CPU budget) or an admin
+ * change over the room's caps. A ServerError, so Colyseus does not print it as a crash; its code is the
+ * HTTP status of the refusal (Colyseus re-wraps a creation's with the same code and message for the
+ * matchmaking route; adminCall answers an admin method's).
  */
 export class RoomRefusal extends ServerError {
   constructor(status: 400 | 429 | 503, message: string) {
@@ -141,20 +115,42 @@ function bounded(value: unknown, fallback: number, min: number, max: number): nu
   return typeof value === "number" && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
 }
 
+/** A room creation that passed the checks made before the room takes its place. */
+interface Admitted {
+  /** The creator's address (admission key), "local" for the admin API and the server itself. */
+  address: string;
+  scenario: Scenario;
+  settings: WorldSettings;
+  /** Most bodies the room may hold (a player room's follows from its CPU budget). */
+  bodyCap: number;
+  /** The scenario's key in the probe's verdict cache. */
+  probeKey: string;
+}
+
+/** The room methods the admin API calls, through PhysicsRoom#adminCall. */
+export type AdminMethod = "adminInfo" | "adminDispose" | "adminLoadScenario" | "adminUpdateSettings" | "adminFlushReplay";
+const ADMIN_METHODS: ReadonlySet<string> = new Set<AdminMethod>(["adminInfo", "adminDispose", "adminLoadScenario", "adminUpdateSettings", "adminFlushReplay"]);
+
+/** What adminCall answers: the method's result, or what it threw (a refusal's HTTP status, else 500). */
+export type AdminAnswer = { ok: true; value: unknown } | { ok: false; status: number; error: string };
+
 /**
  * The `physics` room. Thin on purpose: it validates client messages and queues them as simulation
  * inputs; on Colyseus' fixed timestep it steps the RoomSim (which applies the queued inputs first) and
- * records the tick; right before each patch it copies the changed state into the schema. Admin methods
- * (`admin*`) are called through `matchMaker.remoteRoomCall`, so they work on any process.
+ * records the tick; right before each patch it copies the changed state into the schema. Its
+ * configuration and the server's services come from its room definition (RoomConfig). Admin methods
+ * (`admin*`) are called through `adminCall` over `matchMaker.remoteRoomCall`, so they work on any process.
  */
-export class PhysicsRoom extends Room<{ state: RoomState }> {
+export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom {
   override state = new RoomState();
+  /** The server's configuration and services (set first thing in onCreate). */
+  private config!: RoomConfig;
   sim!: RoomSim;
   metrics!: RoomMetrics;
   private sync!: StateSync;
   private recorder: ReplayRecorder | null = null;
   private maxSpawnsPerSecond = 4;
-  private caps: RoomCaps = roomConfig.playerCaps;
+  private caps!: RoomCaps;
   private maxBodies = 3000;
   private patchRateMs = 50;
   /** Recent accepted spawn ticks per session (a sliding one-second window in sim ticks). */
@@ -165,7 +161,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   /** Sync time of the current patch, ms (measured in onBeforePatch, subtracted from broadcastPatch). */
   private lastSyncMs = 0;
   /** Created over the admin API (admin caps, longer idle timeout). */
-  private trusted = false;
+  trusted = false;
   /** Input rate limiter per session. */
   private limiters = new Map<string, InputLimiter>();
   /** Sessions dropped and waiting for their reconnection. */
@@ -180,157 +176,142 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   private removalLogs = 0;
   private removalsUnlogged = 0;
   /** CPU budget of the room (enforced for player rooms, reported for admin rooms). */
-  private budget!: RoomCpuBudget;
+  budget!: RoomCpuBudget;
   /** Why the room is closing, when it closes itself (the replay's end line). */
   private closeReason: string | null = null;
   private lastOverrunLog = 0;
   /** Wall-clock ms the room took its place (its probation in the process share starts then). */
-  private startedAt = 0;
+  startedAt = 0;
   /** onCreate finished: the room ticks (load shedding only acts on such rooms). */
-  private started = false;
-
-  /** Rooms of this process that are running (for the process CPU share and load shedding). */
-  private static readonly live = new Set<PhysicsRoom>();
-
-  /** Rooms of this process by who created them (the admission's room counts). */
-  static roomCounts(): { player: number; admin: number } {
-    let admin = 0;
-    for (const room of PhysicsRoom.live) if (room.trusted) admin++;
-    return { player: PhysicsRoom.live.size - admin, admin };
-  }
-
-  /**
-   * CPU the process's rooms count against PLAYER_ROOMS_CPU_MS, ms per second: what each used in its last
-   * second, but a player room in its first PROBATION_MS counts at least its whole budget, since what a
-   * scenario costs once it has settled (or landed) is not known yet. A burst of creations can therefore
-   * not admit more rooms than the share holds.
-   */
-  static admissionLoadMs(now: number): number {
-    let total = 0;
-    for (const room of PhysicsRoom.live) {
-      const reserved = !room.trusted && now - room.startedAt < PROBATION_MS ? room.budget.msPerSecond : 0;
-      total += Math.max(room.budget.lastSecondMs, reserved);
-    }
-    return total;
-  }
-
-  /**
-   * Load shedding, once a second: when the rooms together used more than the player share allows, the
-   * most expensive player room is slowed at once (without its own 2 s grace), or closed if it already
-   * runs slowed. Admin rooms are never shed.
-   */
-  static shedLoad(limits: ServerLimits): void {
-    let used = 0;
-    let worst: PhysicsRoom | null = null;
-    for (const room of PhysicsRoom.live) {
-      used += room.budget.lastSecondMs;
-      if (!room.trusted && room.started && room.budget.state !== "closed" && (worst === null || room.budget.lastSecondMs > worst.budget.lastSecondMs)) worst = room;
-    }
-    if (worst === null || used <= limits.playerRoomsCpuMs * SHED_ABOVE_SHARE) return;
-    const action = worst.budget.shed();
-    if (action !== "none") {
-      logger.warn(`process over its room CPU share (${Math.round(used)} ms/s of ${limits.playerRoomsCpuMs}): shedding room ${worst.roomId}`);
-      worst.onBudgetAction(action);
-    }
-  }
+  started = false;
 
   override async onCreate(options: PhysicsRoomOptions = {}): Promise<void> {
     // No patches until the simulation exists (the scenario probe below is awaited).
     this.patchRate = null;
-    const d = roomConfig.defaults;
-    const trusted = roomConfig.trustKey !== "" && options.trust === roomConfig.trustKey;
-    this.trusted = trusted;
-    this.caps = trusted ? roomConfig.adminCaps : roomConfig.playerCaps;
-    const limits = roomConfig.limits;
-    const creator = (options as Record<string, unknown>)[CREATOR_OPTION] as CreatorInfo | undefined;
+    const config = options[CONFIG_OPTION];
+    if (!config) throw new Error("the physics room is defined without its RoomConfig: gameServer.define(ROOM_NAME, PhysicsRoom, { config })");
+    this.config = config;
+    const admitted = this.admit(options);
+    // Every check so far ran without yielding: the room now takes its place (room counts, its CPU
+    // reservation in the process share) before its first await, so concurrent creations see it. If it is
+    // refused later, Colyseus disposes it and onDispose gives the place back.
+    const limits = config.limits;
+    this.budget = new RoomCpuBudget(this.trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, admitted.settings.tickRate, !this.trusted);
+    this.startedAt = Date.now();
+    config.rooms.add(this);
+    // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
+    // (the probe, the world, the first state sync) so that other rooms' ticks and requests run between.
+    await nextTurn();
+    if (!this.trusted) await this.probeScenario(admitted);
+    this.applyLimits(options, admitted.bodyCap);
+    await this.buildSimulation(admitted.scenario);
+    this.startTicking();
+  }
+
+  /** Refuses the creation: the admission counts and logs it for `address`; the creator reads `message`. */
+  private refuse(address: string, status: 400 | 503, reason: string, message: string): never {
+    this.config.admission.refuseFor(address, reason, message);
+    throw new RoomRefusal(status, message);
+  }
+
+  /**
+   * The checks made before the room takes its place, none of which yields: the process's room count,
+   * the admission's verdict for the creator, the scenario within the room's caps, and for a player room
+   * its CPU-derived body cap and the process's CPU share. Throws a RoomRefusal.
+   */
+  private admit(options: PhysicsRoomOptions): Admitted {
+    const { admission, defaults, limits } = this.config;
+    this.trusted = this.config.trustKey !== "" && options.trust === this.config.trustKey;
+    this.caps = this.trusted ? this.config.adminCaps : this.config.playerCaps;
+    const creator = options[CREATOR_OPTION];
     const address = creator?.address ?? "local";
-    const admission = roomConfig.admission;
-    const refuse = (status: 400 | 429 | 503, reason: string, message: string): never => {
-      admission?.refuseFor(address, reason, message);
-      throw new RoomRefusal(status, message);
-    };
     // Counted before this room: Colyseus adds it to stats.local once onCreate returns.
     if (matchMaker.stats.local.roomCount >= limits.maxRooms) {
       throw new RoomRefusal(503, `server full: this process already hosts ${limits.maxRooms} rooms`);
     }
-    if (admission) {
-      const verdict = trusted ? admission.createAdminRoom(limits.maxRooms) : admission.createPlayerRoom(address, limits.maxRooms, Date.now(), !creator?.charged);
-      if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message);
-    }
-    const resolved = resolveScenario(options.scenario ?? d.scenario, "scenario", scenarioCaps(this.caps));
-    if (!resolved.ok) return refuse(400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
+    const verdict = this.trusted ? admission.createAdminRoom(limits.maxRooms) : admission.createPlayerRoom(address, limits.maxRooms, Date.now(), !creator?.charged);
+    if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message);
+    const input = options.scenario ?? defaults.scenario;
+    const resolved = resolveScenario(input, "scenario", scenarioCaps(this.caps));
+    if (!resolved.ok) return this.refuse(address, 400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
     const settings = resolveSettings(resolved.scenario.world);
-    let bodyCap = this.caps.maxBodies;
-    if (!trusted) {
-      // A player room's size follows from its CPU budget: more steps per second and more solver
-      // iterations per step leave room for fewer bodies.
-      const passes = solverPasses(settings);
-      bodyCap = Math.min(bodyCap, bodyCapForBudget(limits.playerRoomCpuMs, settings.tickRate, passes));
-      const count = resolved.scenario.bodies.length;
-      if (count > bodyCap) {
-        refuse(
-          400,
-          "cpu-budget",
-          `invalid scenario: scenario.bodies: ${count} bodies, but a player room at ${settings.tickRate} Hz with these solver iterations holds at most ${bodyCap} within its CPU budget (${limits.playerRoomCpuMs} ms/s)`,
-        );
-      }
-      const load = PhysicsRoom.admissionLoadMs(Date.now());
-      if (load + limits.playerRoomCpuMs > limits.playerRoomsCpuMs) {
-        refuse(
-          503,
-          "process-cpu",
-          `server busy: its rooms use or have reserved ${Math.round(load)} ms of CPU per second, and a new player room reserves ${limits.playerRoomCpuMs} of the ${limits.playerRoomsCpuMs} player rooms may share`,
-        );
-      }
+    const bodyCap = this.trusted ? this.caps.maxBodies : this.playerBodyCap(address, resolved.scenario, settings);
+    return { address, scenario: resolved.scenario, settings, bodyCap, probeKey: scenarioKey(input) };
+  }
+
+  /**
+   * A player room's body cap: its size follows from its CPU budget (more steps per second and more
+   * solver iterations per step leave room for fewer bodies). Refuses a scenario over it, and a new
+   * player room the process's CPU share has no room for.
+   */
+  private playerBodyCap(address: string, scenario: Scenario, settings: WorldSettings): number {
+    const { limits, rooms } = this.config;
+    const bodyCap = Math.min(this.caps.maxBodies, bodyCapForBudget(limits.playerRoomCpuMs, settings.tickRate, solverPasses(settings)));
+    const count = scenario.bodies.length;
+    if (count > bodyCap) {
+      this.refuse(
+        address,
+        400,
+        "cpu-budget",
+        `invalid scenario: scenario.bodies: ${count} bodies, but a player room at ${settings.tickRate} Hz with these solver iterations holds at most ${bodyCap} within its CPU budget (${limits.playerRoomCpuMs} ms/s)`,
+      );
     }
-    // Every check so far ran without yielding: the room now takes its place (room counts, its CPU
-    // reservation in the process share) before its first await, so concurrent creations see it. If it is
-    // refused later, Colyseus disposes it and onDispose gives the place back.
-    this.budget = new RoomCpuBudget(trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, settings.tickRate, !trusted);
-    this.startedAt = Date.now();
-    PhysicsRoom.live.add(this);
-    // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
-    // (the probe, the world, the first state sync) so that other rooms' ticks and requests run between.
-    await nextTurn();
-    if (!trusted) {
-      if (roomConfig.probe) {
-        const verdict = await roomConfig.probe.probe(
-          scenarioKey(options.scenario ?? d.scenario),
-          resolved.scenario,
-          settings.tickRate,
-          limits.playerRoomCpuMs / settings.tickRate,
-          bodyCap,
-        );
-        if (!verdict.ok) {
-          if (verdict.busy) refuse(503, "probe-busy", verdict.reason);
-          refuse(400, "probe", `invalid scenario: scenario: ${verdict.reason}`);
-        }
-      }
+    const load = rooms.admissionLoadMs(Date.now());
+    if (load + limits.playerRoomCpuMs > limits.playerRoomsCpuMs) {
+      this.refuse(
+        address,
+        503,
+        "process-cpu",
+        `server busy: its rooms use or have reserved ${Math.round(load)} ms of CPU per second, and a new player room reserves ${limits.playerRoomCpuMs} of the ${limits.playerRoomsCpuMs} player rooms may share`,
+      );
     }
-    this.maxClients = bounded(options.maxClients, Math.min(d.maxClients, this.caps.maxClients), 1, this.caps.maxClients);
+    return bodyCap;
+  }
+
+  /** Runs a player scenario's first ticks in the sandbox (cpu/probe.ts); refuses one too expensive for the room's budget. */
+  private async probeScenario(admitted: Admitted): Promise<void> {
+    const { limits, probe } = this.config;
+    const tickRate = admitted.settings.tickRate;
+    const verdict = await probe.probe(admitted.probeKey, admitted.scenario, tickRate, limits.playerRoomCpuMs / tickRate, admitted.bodyCap);
+    if (verdict.ok) return;
+    if (verdict.busy) this.refuse(admitted.address, 503, "probe-busy", verdict.reason);
+    this.refuse(admitted.address, 400, "probe", `invalid scenario: scenario: ${verdict.reason}`);
+  }
+
+  /** The per-room limits the creator asked for, within the room's caps (defaults when not asked). */
+  private applyLimits(options: PhysicsRoomOptions, bodyCap: number): void {
+    const d = this.config.defaults;
+    const caps = this.caps;
+    this.maxClients = bounded(options.maxClients, Math.min(d.maxClients, caps.maxClients), 1, caps.maxClients);
     this.maxBodies = bounded(options.maxBodies, Math.min(d.maxBodies, bodyCap), 1, bodyCap);
-    this.maxSpawnsPerSecond = bounded(
-      options.maxSpawnsPerSecond,
-      Math.min(d.maxSpawnsPerSecond, this.caps.maxSpawnsPerSecond),
-      0,
-      this.caps.maxSpawnsPerSecond,
-    );
-    this.patchRateMs = bounded(options.patchRateMs, d.patchRateMs, 16, 1000);
+    this.maxSpawnsPerSecond = bounded(options.maxSpawnsPerSecond, Math.min(d.maxSpawnsPerSecond, caps.maxSpawnsPerSecond), 0, caps.maxSpawnsPerSecond);
+    this.patchRateMs = bounded(options.patchRateMs, d.patchRateMs, PATCH_RATE_MS.min, PATCH_RATE_MS.max);
+  }
+
+  /** The world, its first state sync, the room's metrics and its replay recording. */
+  private async buildSimulation(scenario: Scenario): Promise<void> {
+    const config = this.config;
     // A scenario may hold more bodies than the spawn limit; spawning then simply stays closed.
-    this.sim = new RoomSim(resolved.scenario, { maxBodies: this.maxBodies });
+    this.sim = new RoomSim(scenario, { maxBodies: this.maxBodies });
     await nextTurn();
     this.sync = new StateSync(this.state);
     // Filled now, so a client joining before the first patch gets the scenario in its full state.
     this.sync.sync(this.sim);
     this.metrics = new RoomMetrics(this.roomId);
-    this.metrics.scenario = resolved.scenario.name;
-    registerRoomMetrics(this.metrics);
+    this.metrics.scenario = scenario.name;
+    this.metrics.cpu = this.budget;
+    config.metrics.register(this.metrics);
     try {
-      this.recorder = new ReplayRecorder(roomConfig.replayDir, this.roomId, this.sim, roomConfig.keyframeInterval, limits.replayFileMaxBytes);
-      roomConfig.replayStore?.register(this.roomId, this.recorder);
+      this.recorder = new ReplayRecorder(config.replayDir, this.roomId, this.sim, config.keyframeInterval, config.limits.replayFileMaxBytes);
+      config.replayStore.register(this.roomId, this.recorder);
     } catch (err) {
       logger.error(`room ${this.roomId}: replay recording disabled: ${(err as Error).message}`);
     }
+  }
+
+  /** Message handlers, timers and the fixed timestep: the room is open for business. */
+  private startTicking(): void {
+    const limits = this.config.limits;
     // Our own limiter (guardMessages) throttles and disconnects floods; Colyseus' per-second counter
     // (which closes with 4002 without a reason) stays as a backstop above it.
     this.maxMessagesPerSecond = 2 * limits.maxInputsPerSecond + 8;
@@ -343,7 +324,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     this.onMessage(MSG_SPAWN, (client, payload) => this.handleInput(client, MSG_SPAWN, payload));
     this.onMessage(MSG_IMPULSE, (client, payload) => this.handleInput(client, MSG_IMPULSE, payload));
     this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}"`));
-    this.metrics.cpu = this.budget;
     this.seatReservationTimeout = limits.seatReservationSeconds;
     this.setFixedTimestep(() => this.tickOnce(), this.sim.world.settings.tickRate);
     this.metrics.loop.stepMs = 1000 / this.sim.world.settings.tickRate;
@@ -355,7 +335,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
 
   override onJoin(client: Client, _options?: Record<string, unknown>): void {
     // The seat may have been reserved through another process: every process hears it (and this one at once).
-    roomConfig.admission?.seatUsed(client.sessionId);
+    this.config.admission.seatUsed(client.sessionId);
     void Promise.resolve(matchMaker.presence?.publish(SEAT_USED_CHANNEL, client.sessionId)).catch(() => {});
     this.sim.enqueue({ type: "join", session: client.sessionId });
     this.sendWelcome(client);
@@ -369,8 +349,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
       tickRate: this.sim.world.settings.tickRate,
       patchRateMs: this.patchRateMs,
       maxSpawnsPerSecond: this.maxSpawnsPerSecond,
-      maxInputsPerSecond: roomConfig.limits.maxInputsPerSecond,
-      reconnectSeconds: roomConfig.limits.reconnectSeconds,
+      maxInputsPerSecond: this.config.limits.maxInputsPerSecond,
+      reconnectSeconds: this.config.limits.reconnectSeconds,
     };
     client.send(MSG_WELCOME, welcome);
   }
@@ -382,7 +362,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     // never answers), not our code, so the kick is remembered by session.
     const kicked = this.kicked.delete(client.sessionId);
     // Keep the seat and the avatar for a network drop; not after a kick, a broken frame or a shutdown.
-    const seconds = replaced ? this.seatReservationTimeout : roomConfig.limits.reconnectSeconds;
+    const seconds = replaced ? this.seatReservationTimeout : this.config.limits.reconnectSeconds;
     if (seconds <= 0 || kicked || (!replaced && code !== undefined && NO_RECONNECT_CODES.has(code))) return;
     const session = client.sessionId;
     // The avatar stands still while its player is away (an input like any other: recorded, replayable).
@@ -460,11 +440,13 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   override async onDispose(): Promise<void> {
-    PhysicsRoom.live.delete(this);
-    unregisterRoomMetrics(this.roomId);
+    // No config: onCreate refused the room before it took its place.
+    const config = this.config as RoomConfig | undefined;
+    config?.rooms.delete(this);
+    config?.metrics.unregister(this.roomId);
     const reason = this.closeReason ?? (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose");
     await this.recorder?.close(this.sim, reason);
-    roomConfig.replayStore?.unregister(this.roomId);
+    config?.replayStore.unregister(this.roomId);
   }
 
   /** Disposes the room once it has been empty (no client, no seat reserved or awaiting reconnection) long enough. */
@@ -477,7 +459,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     }
     const now = Date.now();
     if (this.emptySince < 0) this.emptySince = now;
-    const idleSeconds = this.trusted ? roomConfig.limits.adminRoomIdleSeconds : roomConfig.limits.roomIdleSeconds;
+    const idleSeconds = this.trusted ? this.config.limits.adminRoomIdleSeconds : this.config.limits.roomIdleSeconds;
     if (now - this.emptySince >= idleSeconds * 1000) {
       logger.info(`room ${this.roomId}: empty for ${idleSeconds} s, disposing`);
       this.emptySince = -1;
@@ -495,7 +477,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   private limiterOf(client: Client): InputLimiter {
     let limiter = this.limiters.get(client.sessionId);
     if (!limiter) {
-      limiter = new InputLimiter(roomConfig.limits.maxInputsPerSecond, roomConfig.limits.floodDisconnectSeconds);
+      limiter = new InputLimiter(this.config.limits.maxInputsPerSecond, this.config.limits.floodDisconnectSeconds);
       this.limiters.set(client.sessionId, limiter);
     }
     return limiter;
@@ -520,7 +502,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
       const limiter = this.limiterOf(client);
       const now = Date.now();
       const verdict = limiter.check(now);
-      const code = buffer && buffer.length > 0 ? buffer[0] & 31 : -1;
+      const code = buffer && buffer.length > 0 ? buffer[0] & PROTOCOL_CODE_MASK : -1;
       if (verdict !== "accept" && !ALWAYS_HANDLED.has(code)) {
         this.metrics.rejectedInputs++;
         if (verdict === "disconnect") {
@@ -570,8 +552,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
   }
 
   /** A player room over its CPU budget: slowed to half speed, then closed with the reason; or back to full speed. */
-  private onBudgetAction(action: BudgetAction): void {
-    countBudgetAction(action);
+  onBudgetAction(action: BudgetAction): void {
+    this.config.metrics.countBudgetAction(action);
     const used = `${Math.round(this.budget.lastSecondMs)} ms/s of its ${this.budget.msPerSecond} ms/s CPU budget`;
     if (action === "slow") {
       logger.warn(`room ${this.roomId}: over its CPU budget for 2 s (${used}): running at half speed`);
@@ -727,6 +709,22 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
 
   // ---------------------------------------------------------------- admin (via remoteRoomCall)
 
+  /**
+   * The admin API's one entry point into a room (through `matchMaker.remoteRoomCall`, on whichever
+   * process hosts it): runs one admin method and answers its result, or what it threw. It never throws
+   * itself: over presence IPC Colyseus reports any error as "remote room timed out", and the caller
+   * could not tell a room that failed from one that did not answer (server/admin/room-call.ts).
+   */
+  async adminCall(method: string, args: unknown[] = []): Promise<AdminAnswer> {
+    try {
+      if (!ADMIN_METHODS.has(method)) throw new Error(`no admin method "${method.slice(0, 32)}"`);
+      const value: unknown = await (this[method as AdminMethod] as (...a: unknown[]) => unknown).apply(this, args);
+      return { ok: true, value };
+    } catch (err) {
+      return { ok: false, status: err instanceof RoomRefusal ? err.code : 500, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
   adminInfo(): RoomInfo {
     return {
       roomId: this.roomId,
@@ -757,38 +755,30 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
     };
   }
 
-  /** Kept for callers of the first admin API: every room now waits while empty, admin rooms longest. */
-  adminKeepAlive(): boolean {
-    return true;
-  }
-
-  /**
-   * Queues a scenario (re)load for the next tick. Answers `{ error }` rather than throwing: over presence
-   * IPC a thrown error reaches the caller only as "remote room timed out".
-   */
-  adminLoadScenario(scenario: unknown): { appliesAtTick: number } | { error: string } {
+  /** Queues a scenario (re)load for the next tick; a scenario over this room's caps is a 400 RoomRefusal. */
+  adminLoadScenario(scenario: unknown): { appliesAtTick: number } {
     const resolved = resolveScenario(scenario, "scenario", scenarioCaps(this.caps));
-    if (!resolved.ok) return { error: resolved.message };
+    if (!resolved.ok) throw new RoomRefusal(400, resolved.message);
     this.sim.enqueue({ type: "load", scenario: resolved.scenario });
     this.metrics.scenario = resolved.scenario.name;
     return { appliesAtTick: this.sim.tick + 1 };
   }
 
   /**
-   * Queues a settings change for the next tick; answers the settings as they will be. Answers `{ error }`
-   * for a gravity the room's restitution threshold is too low for (restitution would pump energy into
+   * Queues a settings change for the next tick; answers the settings as they will be. A gravity the
+   * room's restitution threshold is too low for is a 400 RoomRefusal (restitution would pump energy into
    * resting contacts; the scenario validator applies the same rule to a scenario's own gravity).
    */
-  adminUpdateSettings(patch: RoomSettingsPatch): { appliesAtTick: number; settings: RoomSettings } | { error: string } {
+  adminUpdateSettings(patch: RoomSettingsPatch): SettingsChange {
     if (patch.gravity) {
       const threshold = this.sim.world.settings.restitutionThreshold;
       const needed = minRestitutionThreshold(patch.gravity);
       if (needed > threshold) {
-        return { error: `body/gravity: this room's restitutionThreshold is ${threshold} m/s; this gravity needs at least ${needed} m/s` };
+        throw new RoomRefusal(400, `body/gravity: this room's restitutionThreshold is ${threshold} m/s; this gravity needs at least ${needed} m/s`);
       }
     }
     this.sim.enqueue({ type: "settings", patch });
-    const settings = { ...this.sim.roomSettings(), ...patch } as RoomSettings;
+    const settings = { ...this.sim.roomSettings(), ...patch };
     return { appliesAtTick: this.sim.tick + 1, settings };
   }
 
@@ -806,7 +796,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> {
 
 /** True if every body's position, rotation and velocities are finite numbers. */
 function worldIsFinite(sim: RoomSim): boolean {
-  const b = sim.world.bodies;
+  const b = sim.world.view();
   for (let s = 0; s < b.slotCount; s++) {
     if (b.alive[s] === 0) continue;
     for (let k = 0; k < 3; k++) {
@@ -815,38 +805,4 @@ function worldIsFinite(sim: RoomSim): boolean {
     for (let k = 0; k < 4; k++) if (!Number.isFinite(b.rot[s * 4 + k])) return false;
   }
   return true;
-}
-
-export interface RoomInfo {
-  roomId: string;
-  scenario: string;
-  clients: number;
-  maxClients: number;
-  bodies: number;
-  maxBodies: number;
-  awake: number;
-  tick: number;
-  tickRate: number;
-  patchRateMs: number;
-  tickMsP50: number;
-  tickMsP99: number;
-  settings: RoomSettings;
-  /** Process hosting the room. */
-  processId: string;
-  /** Every body's state is finite (the engine removes bodies that are not). */
-  finite: boolean;
-  /** Bodies the engine removed (left world.bounds or became non-finite) since the room started. */
-  removedBodies: number;
-  /** The replay is being recorded (false after a disk error or the size limit). */
-  recording: boolean;
-  /** Σ ½mv² + ½ωᵀIω over dynamic bodies, joules (the client's energy plot; seed 001 keeps restitution honest). */
-  kineticEnergy: number;
-  /** CPU use against the room's budget (enforced for player rooms: slowed, then closed). */
-  cpu: {
-    msPerSecond: number;
-    budgetMsPerSecond: number;
-    state: BudgetState;
-    enforced: boolean;
-    overrunSeconds: number;
-  };
 }

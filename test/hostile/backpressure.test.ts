@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import { matchMaker } from "@colyseus/core";
+import { matchMaker, Protocol } from "@colyseus/core";
+import { PROTOCOL_CODE_MASK } from "@colyseus/shared-types";
 import { Client, type Room } from "@colyseus/sdk";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectionCounters, renderMetrics } from "../../server/metrics.ts";
-import { BACKLOG_FLOOR_BYTES, BACKLOG_REASON, BACKLOG_SECONDS, transportTestHooks } from "../../server/net/transport.ts";
+import { BACKLOG_FLOOR_BYTES, BACKLOG_REASON, BACKLOG_SECONDS } from "../../server/net/transport.ts";
 import type { PhysicsRoom } from "../../server/rooms/physics-room.ts";
 import { CLOSE_BACKLOG, MSG_WELCOME, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
@@ -18,9 +18,6 @@ import { eventually } from "../server/processes.ts";
  * hook) and compared with what the client finally reads.
  */
 
-/** Colyseus protocol codes (first byte of a frame, low 5 bits). */
-const JOIN_ROOM = 10;
-const ROOM_STATE = 14;
 /** ws-transport's heartbeat interval (our guard keeps its default), ms. */
 const PING_INTERVAL_MS = 3000;
 
@@ -93,12 +90,12 @@ async function rawJoin(server: TestServer, roomId: string): Promise<RawClient> {
   await new Promise<void>((resolve, reject) => {
     ws.on("message", (data: Buffer) => {
       client.received.push(sha1(data));
-      client.codes.push(data[0] & 31);
+      client.codes.push(data[0] & PROTOCOL_CODE_MASK);
       if (client.received.length === 1) {
-        if ((data[0] & 31) !== JOIN_ROOM) return reject(new Error(`first frame is ${data[0]}, not JOIN_ROOM`));
+        if ((data[0] & PROTOCOL_CODE_MASK) !== Protocol.JOIN_ROOM) return reject(new Error(`first frame is ${data[0]}, not JOIN_ROOM`));
         const token = data.subarray(2, 2 + data[1]).toString("utf8");
         client.reconnectionToken = `${seat.roomId}:${token}`;
-        ws.send(Uint8Array.of(JOIN_ROOM));
+        ws.send(Uint8Array.of(Protocol.JOIN_ROOM));
         resolve();
       }
     });
@@ -139,7 +136,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
-  transportTestHooks.onFrame = (sessionId, frame) => {
+  server.server.transport.onFrame = (sessionId, frame) => {
     const list = sessionId === null ? undefined : sent.get(sessionId);
     if (!list) return;
     // A broadcast hands the same frame to every socket: hash it once.
@@ -152,7 +149,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  transportTestHooks.onFrame = null;
+  if (server) server.server.transport.onFrame = null;
   await server?.close();
 });
 
@@ -166,7 +163,7 @@ describe("clients that do not read", () => {
     // One after the other: an address may hold only a few unclaimed seats at once.
     const clients: RawClient[] = [];
     for (let i = 0; i < 8; i++) clients.push(await rawJoin(server, roomId));
-    await eventually("every client's full state and first patches", () => clients.every((c) => c.codes.includes(ROOM_STATE) && c.codes.length >= 5), 20000, 20);
+    await eventually("every client's full state and first patches", () => clients.every((c) => c.codes.includes(Protocol.ROOM_STATE) && c.codes.length >= 5), 20000, 20);
     const sockets = clients.map((c) => room.clients.get(c.sessionId)!.ref as unknown as WebSocket);
     const ended: ({ code: number; reason: string } | null)[] = clients.map(() => null);
     for (const [i, c] of clients.entries()) void c.closed.then((end) => (ended[i] = end));
@@ -253,14 +250,15 @@ describe("a client closed for its backlog", () => {
     // The avatar must never leave the world while its player is away.
     let avatarGone = false;
     const watch = setInterval(() => (avatarGone ||= !room.state.bodies.has(avatar)), 10);
-    const closesBefore = connectionCounters.backlogCloses;
+    const metrics = server.server.metrics;
+    const closesBefore = metrics.backlogCloses;
     client.ws.pause();
-    await eventually("the backlog close", () => connectionCounters.backlogCloses > closesBefore, 30000, 5);
+    await eventually("the backlog close", () => metrics.backlogCloses > closesBefore, 30000, 5);
     client.ws.resume();
     const end = await client.closed;
     expect(end.code).toBe(CLOSE_BACKLOG);
-    expect(connectionCounters.backlogCloses).toBe(closesBefore + 1);
-    expect(renderMetrics()).toContain(`\nphysics_backlog_closes_total ${connectionCounters.backlogCloses}\n`);
+    expect(metrics.backlogCloses).toBe(closesBefore + 1);
+    expect(metrics.renderMetrics()).toContain(`\nphysics_backlog_closes_total ${metrics.backlogCloses}\n`);
     expect(end.reason).toMatch(new RegExp(`^${BACKLOG_REASON} \\(\\d+ KiB unsent, (limit \\d+ KiB|no pong for \\d+ pings)\\)$`));
     expect(firstDifference(client)).toBe(-1);
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KNOB_KEYS } from "../../shared/net/index.ts";
 import { createPrng, getBuiltinScenario, type Prng } from "../../shared/scenarios/index.ts";
 import { admin, startTestServer, TOKEN, type TestServer } from "./helpers.ts";
 
@@ -229,7 +230,7 @@ describe("fuzzing through HTTP (fixed seed)", () => {
     expect(statuses.get(400)).toBeGreaterThan(50);
     expect((statuses.get(201) ?? 0) + (statuses.get(200) ?? 0)).toBeGreaterThan(10);
 
-    const knobs = ["velocityIterations", "gravity", "friction", "restitution", "slop", "percent", "method", "ccd", "sleep", "warmStarting", "nope"];
+    const knobs = [...KNOB_KEYS, "nope"];
     for (let i = 0; i < 150; i++) {
       const patch: Record<string, unknown> = {};
       for (let k = rng.int(3); k >= 0; k--) patch[knobs[rng.int(knobs.length)]] = structuredClone(GARBAGE[rng.int(GARBAGE.length)]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorldBounds } from "../../shared/engine/index.ts";
-import { LIMITS, MSG_IMPULSE, MSG_SPAWN, type RoomState } from "../../shared/net/index.ts";
+import { LIMITS, MSG_IMPULSE, MSG_SPAWN, type RoomInfo, type RoomState } from "../../shared/net/index.ts";
 import { getBuiltinScenario } from "../../shared/scenarios/index.ts";
 import { admin, createRoom, joinRoom, position, startTestServer, type TestServer, waitForMessage, waitForState } from "./helpers.ts";
 
@@ -34,12 +34,6 @@ const IMPULSES_PER_TARGET = 14;
 function outside(p: readonly number[]): boolean {
   for (let k = 0; k < 3; k++) if (p[k] < bounds.min[k] || p[k] > bounds.max[k]) return true;
   return false;
-}
-
-interface RoomInfo {
-  bodies: number;
-  maxBodies: number;
-  removedBodies: number;
 }
 
 async function info(url: string, roomId: string): Promise<RoomInfo> {

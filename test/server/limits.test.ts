@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Protocol } from "@colyseus/core";
 import { Client, type Room } from "@colyseus/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLOSE_RATE_LIMITED, MSG_MOVE, MSG_REJECTED, MSG_WELCOME, type RejectedMessage, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
@@ -64,7 +65,7 @@ describe("rate limits", () => {
     // The same for a flooder that never answers the close frame: its socket then closes with 1006, which
     // alone would look like a network drop; the room remembers the kick by session.
     const deaf = await rawJoin(server.url, roomId, true);
-    for (let i = 0; i < 400; i++) deaf.peer.send(Uint8Array.of(13, 0));
+    for (let i = 0; i < 400; i++) deaf.peer.send(Uint8Array.of(Protocol.ROOM_DATA, 0));
     await eventually("the deaf flooder closed with 4029", () => deaf.peer.closeCodes.includes(CLOSE_RATE_LIMITED));
     await eventually("its socket gone", () => deaf.peer.ended);
     await expect(new Client(server.url).reconnect(deaf.reconnectionToken, RoomState)).rejects.toThrow(/reconnection token invalid or expired|seat reservation expired/);

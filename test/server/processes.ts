@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Protocol } from "@colyseus/core";
 
 /**
  * Real server processes for the tests (`process.execPath server/main.ts`, the same entry as production),
@@ -479,9 +480,8 @@ export async function rawJoin(base: string, roomId: string, ack: boolean): Promi
   const seat = await reserveSeat(base, roomId);
   const ws = base.replace(/^http/, "ws");
   const peer = await rawWebSocket(`${ws}/${seat.processId}/${seat.roomId}?sessionId=${seat.sessionId}`);
-  const JOIN_ROOM = 10;
-  const join = await peer.waitFor("the JOIN_ROOM frame", (p) => p[0] === JOIN_ROOM);
-  if (ack) peer.send(Uint8Array.of(JOIN_ROOM));
+  const join = await peer.waitFor("the JOIN_ROOM frame", (p) => p[0] === Protocol.JOIN_ROOM);
+  if (ack) peer.send(Uint8Array.of(Protocol.JOIN_ROOM));
   // JOIN_ROOM: the code, then the session's reconnection token (one length byte, UTF-8), then the serializer.
   const reconnectionToken = `${seat.roomId}:${join.subarray(2, 2 + join[1]).toString("utf8")}`;
   return { peer, sessionId: seat.sessionId, reconnectionToken };

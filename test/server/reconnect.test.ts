@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Protocol } from "@colyseus/core";
 import { Client, type Room } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLOSE_REPLACED, CLOSE_REPLACED_REASON, MSG_MOVE, MSG_WELCOME, RoomState, type WelcomeMessage } from "../../shared/net/index.ts";
@@ -173,9 +174,8 @@ describe("a reconnection for a live session", () => {
     const token = a.room.reconnectionToken.split(":")[1];
     // No matchmaker request: the WebSocket URL the SDK reconnects to, with the session id and token.
     const peer = await rawWebSocket(`ws://127.0.0.1:${server.port}/${processId}/${roomId}?sessionId=${a.room.sessionId}&reconnectionToken=${token}`);
-    const JOIN_ROOM = 10;
-    await peer.waitFor("the JOIN_ROOM frame", (p) => p[0] === JOIN_ROOM);
-    peer.send(Uint8Array.of(JOIN_ROOM));
+    await peer.waitFor("the JOIN_ROOM frame", (p) => p[0] === Protocol.JOIN_ROOM);
+    peer.send(Uint8Array.of(Protocol.JOIN_ROOM));
     await peer.waitFor("the welcome", (p) => p.includes(MSG_WELCOME) && p.includes(avatar));
     expect(await aClosed).toBe(CLOSE_REPLACED);
     await patches(b.room, 5);

@@ -1,6 +1,6 @@
 import { Client } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, RoomState } from "../../shared/net/index.ts";
+import { KIND_BOX, MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, RoomState } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
 import { createRoom, joinRoom, position, startTestServer, type TestServer, waitForMessage, waitForState } from "./helpers.ts";
 
@@ -66,7 +66,7 @@ describe("physics room over real sockets", () => {
     await waitForState(a, "own avatar", (s) => s.bodies.has(`avatar-${a.sessionId}`));
     a.send(MSG_SPAWN, { shape: "sphere", size: 0.25, velocity: [0, 2, 0] });
     const spawned = await waitForState(b, "spawned body on B", (s) => s.bodies.get("s1"));
-    expect(spawned.kind & 4).toBe(0); // sphere
+    expect(spawned.kind & KIND_BOX).toBe(0); // sphere
     expect(spawned.hx).toBeCloseTo(0.25, 5);
     const near = position(spawned);
     const me = position(a.state.bodies.get(`avatar-${a.sessionId}`)!);
