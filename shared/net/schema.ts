@@ -1,4 +1,5 @@
 import { type SchemaType, schema, t } from "@colyseus/schema";
+import { BodyTypeCode, ShapeTypeCode } from "../engine/index.ts";
 
 /**
  * The synchronised room state (@colyseus/schema v5). The wire cost of a patch is, per changed body,
@@ -12,13 +13,18 @@ import { type SchemaType, schema, t } from "@colyseus/schema";
  * undefined gives NaN, which arrives as 0 forever).
  */
 
-/** `kind` bits 0-1: body type. */
-export const KIND_STATIC = 0;
-export const KIND_KINEMATIC = 1;
-export const KIND_DYNAMIC = 2;
+/** `kind` bits 0-1: the engine's body type code (BodyTypeCode). */
+export const KIND_STATIC = BodyTypeCode.STATIC;
+export const KIND_KINEMATIC = BodyTypeCode.KINEMATIC;
+export const KIND_DYNAMIC = BodyTypeCode.DYNAMIC;
 export const KIND_TYPE_MASK = 3;
 /** `kind` bit 2: set for boxes, clear for spheres. */
 export const KIND_BOX = 4;
+
+/** `kind` of a body from the engine's type and shape codes (BodyView.type / .shape). */
+export function kindOf(type: number, shape: number): number {
+  return (type & KIND_TYPE_MASK) | (shape === ShapeTypeCode.BOX ? KIND_BOX : 0);
+}
 
 export const BodyState = schema(
   {

@@ -1,4 +1,4 @@
-import type { CharacterMoveResult, Vec3Tuple, World } from "../engine/index.ts";
+import type { Aabb, CharacterMoveResult, Vec3Tuple, World } from "../engine/index.ts";
 
 /**
  * Avatars: one kinematic box per player, moved by a simple character controller on top of the
@@ -88,48 +88,49 @@ export function findSpawnSpot(world: World): Vec3Tuple {
 
 /**
  * Candidate grid points (i, j in -rings..rings) whose avatar footprint overlaps the AABB of a dynamic or
- * kinematic body, marked 1. One pass over the bodies instead of one per candidate: in a 900-cube field
- * the search went from ~50 ms to ~1 ms.
+ * kinematic body, marked 1. One broad-phase query over the searched area instead of one per candidate
+ * (in a 900-cube field the search went from ~50 ms to ~1 ms) and instead of a scan of every body.
  */
 function blockedColumns(world: World, rings: number): Uint8Array {
   const side = 2 * rings + 1;
   const blocked = new Uint8Array(side * side);
-  const b = world.bodies;
   const g = AVATAR.spawnGrid;
   const rx = AVATAR.halfExtents[0] + AVATAR.spawnClearance;
   const rz = AVATAR.halfExtents[2] + AVATAR.spawnClearance;
-  for (let s = 0; s < b.slotCount; s++) {
-    if (b.alive[s] === 0 || b.type[s] === 0) continue; // type 0: static
-    const s6 = s * 6;
-    const i0 = Math.max(-rings, Math.ceil((b.aabb[s6] - rx) / g));
-    const i1 = Math.min(rings, Math.floor((b.aabb[s6 + 3] + rx) / g));
-    const j0 = Math.max(-rings, Math.ceil((b.aabb[s6 + 2] - rz) / g));
-    const j1 = Math.min(rings, Math.floor((b.aabb[s6 + 5] + rz) / g));
+  // Every body that can mark a point lies within the footprint of the outermost ring; one more grid step
+  // of slack so rounding in the divisions below cannot matter (bodies outside mark nothing).
+  const reachX = rings * g + rx + g;
+  const reachZ = rings * g + rz + g;
+  const box: Aabb = { min: [0, 0, 0], max: [0, 0, 0] };
+  for (const h of world.queryAabb([-reachX, Number.NEGATIVE_INFINITY, -reachZ], [reachX, Number.POSITIVE_INFINITY, reachZ])) {
+    if (world.getType(h) === "static") continue;
+    const a = world.getAabb(h, box);
+    const i0 = Math.max(-rings, Math.ceil((a.min[0] - rx) / g));
+    const i1 = Math.min(rings, Math.floor((a.max[0] + rx) / g));
+    const j0 = Math.max(-rings, Math.ceil((a.min[2] - rz) / g));
+    const j1 = Math.min(rings, Math.floor((a.max[2] + rz) / g));
     for (let i = i0; i <= i1; i++) for (let j = j0; j <= j1; j++) blocked[(i + rings) * side + (j + rings)] = 1;
   }
   return blocked;
 }
 
+const freeBox: Vec3Tuple[] = [
+  [0, 0, 0],
+  [0, 0, 0],
+];
+const overlapping: number[] = [];
+
 /** True if no body but the support's AABB overlaps the box (centre, half extents + clearance). */
 function isFree(world: World, support: number, x: number, y: number, z: number, hx: number, hy: number, hz: number): boolean {
-  const b = world.bodies;
   const c = AVATAR.spawnClearance;
-  const minX = x - hx - c;
-  const maxX = x + hx + c;
-  const minY = y - hy - c;
-  const maxY = y + hy + c;
-  const minZ = z - hz - c;
-  const maxZ = z + hz + c;
-  const supportSlot = b.resolve(support);
-  for (let s = 0; s < b.slotCount; s++) {
-    if (b.alive[s] === 0 || s === supportSlot) continue;
-    const s6 = s * 6;
-    const a = b.aabb;
-    if (a[s6] > maxX || a[s6 + 3] < minX || a[s6 + 1] > maxY || a[s6 + 4] < minY || a[s6 + 2] > maxZ || a[s6 + 5] < minZ) {
-      continue;
-    }
-    return false;
-  }
+  const [min, max] = freeBox;
+  min[0] = x - hx - c;
+  max[0] = x + hx + c;
+  min[1] = y - hy - c;
+  max[1] = y + hy + c;
+  min[2] = z - hz - c;
+  max[2] = z + hz + c;
+  for (const h of world.queryAabb(min, max, overlapping)) if (h !== support) return false;
   return true;
 }
 

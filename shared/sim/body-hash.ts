@@ -1,4 +1,4 @@
-import { packBodyState, type World } from "../engine/index.ts";
+import { type BodyView, packBodyState, type World } from "../engine/index.ts";
 
 const buf = new Float64Array(13);
 const words = new Uint32Array(buf.buffer);
@@ -8,12 +8,11 @@ const words = new Uint32Array(buf.buffer);
  * velocity and the sleeping flag. Replays store these per body in keyframes so a verifier can name the
  * bodies that differ, where the engine's world hash only says that something does.
  */
-export function bodyHashAt(world: World, slot: number): string {
-  const b = world.bodies;
-  packBodyState(buf, 0, b, slot);
+export function bodyHashAt(view: BodyView, slot: number): string {
+  packBodyState(buf, 0, view, slot);
   let h = 0x811c9dc5 | 0;
   for (let k = 0; k < 26; k++) h = Math.imul(h ^ words[k], 0x01000193);
-  h = Math.imul(h ^ b.sleeping[slot], 0x01000193);
+  h = Math.imul(h ^ view.sleeping[slot], 0x01000193);
   return (h >>> 0).toString(16).padStart(8, "0");
 }
 
@@ -22,13 +21,13 @@ export type BodyDigest = [id: string, hash: string, x: number, y: number, z: num
 
 /** Digest of every live body in slot order. */
 export function bodyDigests(world: World): BodyDigest[] {
-  const b = world.bodies;
+  const b = world.view();
   const out: BodyDigest[] = [];
   const r = (v: number) => Math.round(v * 1e4) / 1e4;
   for (let s = 0; s < b.slotCount; s++) {
     if (b.alive[s] === 0) continue;
     const s3 = s * 3;
-    out.push([b.ids[s]!, bodyHashAt(world, s), r(b.pos[s3]), r(b.pos[s3 + 1]), r(b.pos[s3 + 2])]);
+    out.push([b.idOf(s)!, bodyHashAt(b, s), r(b.pos[s3]), r(b.pos[s3 + 1]), r(b.pos[s3 + 2])]);
   }
   return out;
 }

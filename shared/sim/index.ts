@@ -1,7 +1,7 @@
 /** The deterministic room simulation shared by the server room, the replay verifier and the client. */
 export { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
 export { type BodyDigest, bodyDigests, bodyHashAt } from "./body-hash.ts";
-export { ROOM_SETTING_KEYS, type RoomSettings, type RoomSettingsPatch, type SimInput } from "./inputs.ts";
+export type { SimInput } from "./inputs.ts";
 export {
   DEFAULT_SIM_OPTIONS,
   IMPULSE_POINT_SLACK,

@@ -1,7 +1,8 @@
-import { BODY_DEFAULTS, type BodyDef, type Vec3Tuple, type WorldSettingsPatch, World } from "../engine/index.ts";
+import { BODY_DEFAULTS, type BodyDef, type Vec3Tuple, World } from "../engine/index.ts";
+import { type MaterialKey, type MaterialOverrides, materialPatchOf, type RoomSettings, type RoomSettingsPatch, roomSettingsOf, worldPatchOf } from "../net/knobs.ts";
 import type { Scenario } from "../scenarios/index.ts";
 import { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
-import type { RoomSettings, RoomSettingsPatch, SimInput } from "./inputs.ts";
+import type { SimInput } from "./inputs.ts";
 
 /**
  * Version of the room simulation rules (avatar controller, spawn placement, input semantics). Replays
@@ -50,8 +51,8 @@ export class RoomSim {
   private spawnCounter = 0;
   /** Each body's own friction and restitution, for lifting a room-level override. */
   private materials = new Map<string, [number, number]>();
-  private frictionOverride: number | null = null;
-  private restitutionOverride: number | null = null;
+  /** The room-level material overrides (friction / restitution knobs). */
+  private overrides: MaterialOverrides = { friction: null, restitution: null };
 
   constructor(scenario: Scenario, options: Partial<SimOptions> = {}) {
     this.options = { ...DEFAULT_SIM_OPTIONS, ...options };
@@ -90,21 +91,9 @@ export class RoomSim {
     return this.avatars.find((a) => a.session === session);
   }
 
-  /** Effective values of the live knobs. */
+  /** Effective values of the live knobs (the knob table maps each to its engine setting or override). */
   roomSettings(): RoomSettings {
-    const s = this.world.settings;
-    return {
-      velocityIterations: s.velocityIterations,
-      gravity: [...s.gravity] as Vec3Tuple,
-      friction: this.frictionOverride,
-      restitution: this.restitutionOverride,
-      slop: s.positionCorrection.slop,
-      percent: s.positionCorrection.percent,
-      method: s.positionCorrection.method,
-      ccd: s.ccd,
-      sleep: s.sleep,
-      warmStarting: s.warmStarting,
-    };
+    return roomSettingsOf(this.world.settings, this.overrides);
   }
 
   // ---------------------------------------------------------------- inputs
@@ -222,8 +211,8 @@ export class RoomSim {
   private createBody(def: BodyDef): number {
     this.materials.set(def.id, [def.friction ?? BODY_DEFAULTS.friction, def.restitution ?? BODY_DEFAULTS.restitution]);
     const withOverride: BodyDef = { ...def };
-    if (this.frictionOverride !== null) withOverride.friction = this.frictionOverride;
-    if (this.restitutionOverride !== null) withOverride.restitution = this.restitutionOverride;
+    if (this.overrides.friction !== null) withOverride.friction = this.overrides.friction;
+    if (this.overrides.restitution !== null) withOverride.restitution = this.overrides.restitution;
     if (withOverride.linearVelocity === undefined) delete withOverride.linearVelocity;
     return this.world.createBody(withOverride);
   }
@@ -237,52 +226,31 @@ export class RoomSim {
     this.world = new World(scenario.world ?? {});
     this.worldGeneration++;
     this.materials.clear();
-    this.frictionOverride = null;
-    this.restitutionOverride = null;
+    this.overrides = { friction: null, restitution: null };
     for (const def of scenario.bodies) this.createBody(def);
     for (const avatar of this.avatars) this.createAvatarBody(avatar);
   }
 
+  /** A knob change: engine settings through the knob table's mapping, then the material overrides. */
   private applySettings(patch: RoomSettingsPatch): void {
-    const w: WorldSettingsPatch = {};
-    if (patch.velocityIterations !== undefined) w.velocityIterations = patch.velocityIterations;
-    if (patch.gravity !== undefined) w.gravity = [...patch.gravity];
-    if (patch.ccd !== undefined) w.ccd = patch.ccd;
-    if (patch.sleep !== undefined) w.sleep = patch.sleep;
-    if (patch.warmStarting !== undefined) w.warmStarting = patch.warmStarting;
-    if (patch.slop !== undefined || patch.percent !== undefined || patch.method !== undefined) {
-      w.positionCorrection = {};
-      if (patch.slop !== undefined) w.positionCorrection.slop = patch.slop;
-      if (patch.percent !== undefined) w.positionCorrection.percent = patch.percent;
-      if (patch.method !== undefined) w.positionCorrection.method = patch.method;
-    }
-    this.world.updateSettings(w);
-    let materials = false;
-    if (patch.friction !== undefined) {
-      this.frictionOverride = patch.friction;
-      materials = true;
-    }
-    if (patch.restitution !== undefined) {
-      this.restitutionOverride = patch.restitution;
-      materials = true;
-    }
-    if (materials) this.applyMaterials();
+    this.world.updateSettings(worldPatchOf(patch));
+    const materials = materialPatchOf(patch);
+    for (const key of Object.keys(materials) as MaterialKey[]) this.overrides[key] = materials[key] ?? null;
+    if (Object.keys(materials).length > 0) this.applyMaterials();
   }
 
   /**
-   * Writes the effective friction/restitution of every body into the engine's body store. The public
-   * World API has no per-body material setter; `world.bodies` is its documented SoA store and the
-   * solver reads these arrays when it prepares contacts each step.
+   * Sets the effective friction/restitution of every body (the engine reads them when it prepares
+   * contacts each step), then wakes everything so resting bodies feel the change.
    */
   private applyMaterials(): void {
-    const b = this.world.bodies;
-    for (let s = 0; s < b.slotCount; s++) {
-      if (b.alive[s] === 0) continue;
-      const own = this.materials.get(b.ids[s]!) ?? [BODY_DEFAULTS.friction, BODY_DEFAULTS.restitution];
-      b.friction[s] = this.frictionOverride ?? own[0];
-      b.restitution[s] = this.restitutionOverride ?? own[1];
+    const world = this.world;
+    for (const h of world.handles()) {
+      const own = this.materials.get(world.idOf(h)!) ?? [BODY_DEFAULTS.friction, BODY_DEFAULTS.restitution];
+      world.setFriction(h, this.overrides.friction ?? own[0]);
+      world.setRestitution(h, this.overrides.restitution ?? own[1]);
     }
-    this.world.wakeAll();
+    world.wakeAll();
   }
 }
 
@@ -291,13 +259,14 @@ export const IMPULSE_POINT_SLACK = 0.5;
 
 /** True if `point` lies within the body's bounding radius plus the message slack. */
 export function pointNearBody(world: World, handle: number, point: readonly number[]): boolean {
-  const slot = world.bodies.resolve(handle);
-  if (slot < 0) return false;
-  const b = world.bodies;
-  const dx = point[0] - b.pos[slot * 3];
-  const dy = point[1] - b.pos[slot * 3 + 1];
-  const dz = point[2] - b.pos[slot * 3 + 2];
-  const r = b.boundRadius[slot] + IMPULSE_POINT_SLACK;
+  if (!world.has(handle)) return false;
+  const p = world.getPosition(handle, nearScratch);
+  const dx = point[0] - p[0];
+  const dy = point[1] - p[1];
+  const dz = point[2] - p[2];
+  const r = world.getBoundingRadius(handle) + IMPULSE_POINT_SLACK;
   return dx * dx + dy * dy + dz * dz <= r * r;
 }
+
+const nearScratch: Vec3Tuple = [0, 0, 0];
 

@@ -95,18 +95,17 @@ describe("RoomSim", () => {
 
   it("applies settings as a room-level material override and restores own materials", () => {
     const { sim } = run(flat, new Map([[1, [{ type: "settings", patch: { friction: 0.9, restitution: 0.4, velocityIterations: 8 } }]]]), 2);
-    const crate = sim.world.bodies.resolve(sim.world.handleOf("crate"));
-    expect(sim.world.bodies.friction[crate]).toBe(0.9);
-    expect(sim.world.bodies.restitution[crate]).toBe(0.4);
+    const crate = sim.world.handleOf("crate");
+    expect(sim.world.getFriction(crate)).toBe(0.9);
+    expect(sim.world.getRestitution(crate)).toBe(0.4);
     expect(sim.roomSettings()).toMatchObject({ friction: 0.9, restitution: 0.4, velocityIterations: 8 });
     sim.enqueue({ type: "join", session: "late" });
     sim.step();
-    const avatar = sim.world.bodies.resolve(sim.avatars[0].handle);
-    expect(sim.world.bodies.friction[avatar]).toBe(0.9);
+    expect(sim.world.getFriction(sim.avatars[0].handle)).toBe(0.9);
     sim.enqueue({ type: "settings", patch: { friction: null, restitution: null } });
     sim.step();
-    expect(sim.world.bodies.friction[crate]).toBe(0.5);
-    expect(sim.world.bodies.restitution[crate]).toBe(0);
+    expect(sim.world.getFriction(crate)).toBe(0.5);
+    expect(sim.world.getRestitution(crate)).toBe(0);
   });
 
   it("ignores inputs that cannot apply, deterministically", () => {
