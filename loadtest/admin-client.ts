@@ -1,6 +1,10 @@
+import type { RoomListEntry } from "../shared/net/index.ts";
 import { parsePrometheus, type Scrape } from "./prom.ts";
 
-/** The server's admin API as the load generator uses it (bearer token; 30 s timeout per call). */
+/**
+ * The server's admin API as the load generator uses it (bearer token; 30 s timeout per call), typed by
+ * the API's contract (shared/net/admin.ts).
+ */
 export class Admin {
   readonly url: string;
   readonly token: string;
@@ -16,24 +20,20 @@ export class Admin {
     return fetch(this.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
   }
 
-  async scrape(): Promise<Scrape> {
+  /** The server's Prometheus text (GET /metrics), as a stage result is computed from it. */
+  async metricsText(): Promise<string> {
     const res = await this.call("GET", "/metrics");
     if (!res.ok) throw new Error(`GET /metrics → ${res.status}`);
-    return parsePrometheus(await res.text());
+    return res.text();
   }
 
-  async rooms(): Promise<RoomInfoLite[]> {
+  async scrape(): Promise<Scrape> {
+    return parsePrometheus(await this.metricsText());
+  }
+
+  async rooms(): Promise<RoomListEntry[]> {
     const res = await this.call("GET", "/rooms");
     if (!res.ok) throw new Error(`GET /rooms → ${res.status}`);
-    return (await res.json()) as RoomInfoLite[];
+    return (await res.json()) as RoomListEntry[];
   }
-}
-
-export interface RoomInfoLite {
-  roomId: string;
-  clients?: number;
-  bodies?: number;
-  tickRate?: number;
-  patchRateMs?: number;
-  tickMsP99?: number;
 }

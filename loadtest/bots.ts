@@ -1,4 +1,5 @@
-import { Client, type Room } from "@colyseus/sdk";
+import { Client, Protocol, type Room } from "@colyseus/sdk";
+import { PROTOCOL_CODE_MASK } from "@colyseus/shared-types";
 import {
   dequantizeAxis,
   KIND_DYNAMIC,
@@ -30,9 +31,6 @@ import { Samples } from "./stats.ts";
  * patch frames), payload bytes received, errors, drops and rejected inputs.
  */
 
-/** Colyseus 0.18 protocol codes the bots watch on the raw socket (@colyseus/shared-types Protocol). */
-const ROOM_STATE_PATCH = 15;
-const PROTOCOL_CODE_MASK = 31;
 /** Half width of the arena's free floor the bots aim at, metres (arena is ±20 m inside its walls). */
 const TARGET_HALF_WIDTH = 17;
 const MAX_SPAWNS_PER_BOT = 4;
@@ -167,7 +165,7 @@ export class Bot {
     this.bytes += size;
     this.window.bytes += size;
     if (typeof data === "string" || size === 0) return;
-    if ((new Uint8Array(data, 0, 1)[0] & PROTOCOL_CODE_MASK) !== ROOM_STATE_PATCH) return;
+    if ((new Uint8Array(data, 0, 1)[0] & PROTOCOL_CODE_MASK) !== Protocol.ROOM_STATE_PATCH) return;
     const now = performance.now();
     if (this.lastPatchAt > 0 && this.lastPatchAt >= this.window.startedAt) this.window.patchIntervals.push(now - this.lastPatchAt);
     this.lastPatchAt = now;

@@ -1,4 +1,4 @@
-import type { LoadReport, StageResult } from "./run.ts";
+import type { LoadReport, StageResult } from "./types.ts";
 
 /**
  * The report's plot as a standalone SVG, drawn by hand (a few polylines do not need a chart library).
@@ -39,93 +39,148 @@ function fmt(v: number): string {
   return Math.abs(v) >= 100 || Number.isInteger(v) ? v.toFixed(0) : v.toFixed(1);
 }
 
-function panel(
-  out: string[],
-  y0: number,
-  title: string,
-  unit: string,
-  xs: { min: number; max: number },
-  ramp: StageResult[],
-  extra: StageResult[],
-  series: Series[],
-  lines: { value: number; label: string; color: string; below?: boolean }[],
+/** What one panel shows. */
+interface PanelSpec {
+  title: string;
+  unit: string;
+  series: Series[];
+  lines: { value: number; label: string; color: string; below?: boolean }[];
   /** Largest y shown; higher values are drawn at the top edge with their value written next to them. */
-  cap = Number.POSITIVE_INFINITY,
-): void {
+  cap?: number;
+}
+
+/** What every panel shares: the output, the x range, and the stages (ramp joined by lines; recovery apart). */
+interface PanelFrame {
+  out: string[];
+  xs: { min: number; max: number };
+  ramp: StageResult[];
+  extra: StageResult[];
+}
+
+/** Scales of one panel: rooms → x, value → y (clipped at `top`). */
+interface Scales {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  /** Grid step and the top of the y axis (a whole number of steps). */
+  step: number;
+  top: number;
+  px: (rooms: number) => number;
+  py: (v: number) => number;
+}
+
+function panel(frame: PanelFrame, y0: number, spec: PanelSpec): void {
+  const sc = scales(frame, y0, spec);
+  axes(frame, sc, spec);
+  for (const l of spec.lines) {
+    const y = sc.py(l.value);
+    frame.out.push(`<line x1="${sc.x0}" y1="${y}" x2="${sc.x1}" y2="${y}" stroke="${l.color}" stroke-width="1.5" stroke-dasharray="6 4"/>`);
+    frame.out.push(`<text x="${sc.x0 + 6}" y="${l.below ? y + 15 : y - 6}" class="linelabel" fill="${l.color}">${esc(l.label)}</text>`);
+  }
+  let ly = y0 + 14;
+  for (const s of spec.series) {
+    seriesMarks(frame, sc, s);
+    frame.out.push(`<line x1="${sc.x1 + 12}" y1="${ly - 4}" x2="${sc.x1 + 34}" y2="${ly - 4}" stroke="${s.color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="5 3"' : ""}/>`);
+    frame.out.push(`<text x="${sc.x1 + 40}" y="${ly}" class="legend">${esc(s.label)}</text>`);
+    ly += 18;
+  }
+}
+
+function scales(frame: PanelFrame, y0: number, spec: PanelSpec): Scales {
+  const { xs } = frame;
   const x0 = LEFT;
   const x1 = W - RIGHT;
   const y1 = y0 + PANEL_H;
-  const all = [...ramp, ...extra];
   let maxY = 0;
-  for (const s of series) for (const st of all) maxY = Math.max(maxY, s.values(st));
-  for (const l of lines) maxY = Math.max(maxY, l.value * 1.15);
-  maxY = Math.min(maxY, cap);
+  for (const s of spec.series) for (const st of [...frame.ramp, ...frame.extra]) maxY = Math.max(maxY, s.values(st));
+  for (const l of spec.lines) maxY = Math.max(maxY, l.value * 1.15);
+  maxY = Math.min(maxY, spec.cap ?? Number.POSITIVE_INFINITY);
   if (maxY <= 0) maxY = 1;
   const step = niceStep(maxY);
   const top = Math.ceil((maxY * 1.05) / step) * step;
   const px = (rooms: number) => (xs.max === xs.min ? (x0 + x1) / 2 : x0 + ((rooms - xs.min) / (xs.max - xs.min)) * (x1 - x0));
   const py = (v: number) => y1 - (Math.min(v, top) / top) * (y1 - y0);
-  out.push(`<text x="${x0}" y="${y0 - 12}" class="title">${esc(title)}</text>`);
+  return { x0, x1, y0, y1, step, top, px, py };
+}
+
+/** Title, frame, y grid with its labels, unit, and an x tick per room count. */
+function axes(frame: PanelFrame, sc: Scales, spec: PanelSpec): void {
+  const { out } = frame;
+  const { x0, x1, y0, y1, top } = sc;
+  out.push(`<text x="${x0}" y="${y0 - 12}" class="title">${esc(spec.title)}</text>`);
   out.push(`<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${PANEL_H}" class="frame"/>`);
-  for (let v = 0; v <= top + 1e-9; v += step) {
-    const y = py(v);
+  for (let v = 0; v <= top + 1e-9; v += sc.step) {
+    const y = sc.py(v);
     out.push(`<line x1="${x0}" y1="${y}" x2="${x1}" y2="${y}" class="grid"/>`);
     out.push(`<text x="${x0 - 8}" y="${y + 4}" class="ytick">${fmt(v)}</text>`);
   }
-  out.push(`<text x="${x0 - 52}" y="${(y0 + y1) / 2}" class="axis" transform="rotate(-90 ${x0 - 52} ${(y0 + y1) / 2})">${esc(unit)}</text>`);
-  const ticks = [...new Set(all.map((s) => s.rooms))].sort((a, b) => a - b);
+  out.push(`<text x="${x0 - 52}" y="${(y0 + y1) / 2}" class="axis" transform="rotate(-90 ${x0 - 52} ${(y0 + y1) / 2})">${esc(spec.unit)}</text>`);
+  const ticks = [...new Set([...frame.ramp, ...frame.extra].map((s) => s.rooms))].sort((a, b) => a - b);
   for (const r of ticks) {
-    const x = px(r);
+    const x = sc.px(r);
     out.push(`<line x1="${x}" y1="${y1}" x2="${x}" y2="${y1 + 5}" class="frameline"/>`);
     out.push(`<text x="${x}" y="${y1 + 18}" class="xtick">${r}</text>`);
   }
-  for (const l of lines) {
-    const y = py(l.value);
-    out.push(`<line x1="${x0}" y1="${y}" x2="${x1}" y2="${y}" stroke="${l.color}" stroke-width="1.5" stroke-dasharray="6 4"/>`);
-    out.push(`<text x="${x0 + 6}" y="${l.below ? y + 15 : y - 6}" class="linelabel" fill="${l.color}">${esc(l.label)}</text>`);
+}
+
+/** One series: the ramp as a polyline with dots (ringed when the stage did not hold), recovery as diamonds. */
+function seriesMarks(frame: PanelFrame, sc: Scales, s: Series): void {
+  const { out, ramp, extra } = frame;
+  const { px, py, top } = sc;
+  const pts = ramp.map((st) => `${px(st.rooms).toFixed(1)},${py(s.values(st)).toFixed(1)}`);
+  if (pts.length > 1) {
+    out.push(`<polyline points="${pts.join(" ")}" fill="none" stroke="${s.color}" stroke-width="2.2"${s.dashed ? ' stroke-dasharray="5 3"' : ""}/>`);
   }
-  let ly = y0 + 14;
-  for (const s of series) {
-    const pts = ramp.map((st) => `${px(st.rooms).toFixed(1)},${py(s.values(st)).toFixed(1)}`);
-    if (pts.length > 1) {
-      out.push(`<polyline points="${pts.join(" ")}" fill="none" stroke="${s.color}" stroke-width="2.2"${s.dashed ? ' stroke-dasharray="5 3"' : ""}/>`);
+  for (const st of ramp) {
+    const x = px(st.rooms);
+    const y = py(s.values(st));
+    if (s.values(st) > top) {
+      out.push(`<path d="M ${x - 5} ${y + 8} L ${x + 5} ${y + 8} L ${x} ${y} Z" fill="${s.color}"/>`);
+      out.push(`<text x="${x - 8}" y="${y + 14}" class="clip" fill="${s.color}">${fmt(s.values(st))}</text>`);
+      continue;
     }
-    for (const st of ramp) {
-      const x = px(st.rooms);
-      const y = py(s.values(st));
-      if (s.values(st) > top) {
-        out.push(`<path d="M ${x - 5} ${y + 8} L ${x + 5} ${y + 8} L ${x} ${y} Z" fill="${s.color}"/>`);
-        out.push(`<text x="${x - 8}" y="${y + 14}" class="clip" fill="${s.color}">${fmt(s.values(st))}</text>`);
-        continue;
-      }
-      out.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3.5" fill="${s.color}"/>`);
-      if (!st.held) {
-        const ring = st.inconclusive ? 'stroke="#e67e22" stroke-dasharray="3 2"' : `stroke="${COLORS.budget}"`;
-        out.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="7" fill="none" ${ring} stroke-width="1.5"/>`);
-      }
+    out.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3.5" fill="${s.color}"/>`);
+    if (!st.held) {
+      const ring = st.inconclusive ? 'stroke="#e67e22" stroke-dasharray="3 2"' : `stroke="${COLORS.budget}"`;
+      out.push(`<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="7" fill="none" ${ring} stroke-width="1.5"/>`);
     }
-    for (const st of extra) {
-      const x = px(st.rooms);
-      const y = py(s.values(st));
-      if (s.values(st) > top) out.push(`<text x="${x + 8}" y="${y + 14}" class="clip" fill="${s.color}" text-anchor="start">${fmt(s.values(st))}</text>`);
-      out.push(`<path d="M ${x} ${y - 6} L ${x + 6} ${y} L ${x} ${y + 6} L ${x - 6} ${y} Z" fill="white" stroke="${s.color}" stroke-width="2"/>`);
-    }
-    out.push(`<line x1="${x1 + 12}" y1="${ly - 4}" x2="${x1 + 34}" y2="${ly - 4}" stroke="${s.color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="5 3"' : ""}/>`);
-    out.push(`<text x="${x1 + 40}" y="${ly}" class="legend">${esc(s.label)}</text>`);
-    ly += 18;
+  }
+  for (const st of extra) {
+    const x = px(st.rooms);
+    const y = py(s.values(st));
+    if (s.values(st) > top) out.push(`<text x="${x + 8}" y="${y + 14}" class="clip" fill="${s.color}" text-anchor="start">${fmt(s.values(st))}</text>`);
+    out.push(`<path d="M ${x} ${y - 6} L ${x + 6} ${y} L ${x} ${y + 6} L ${x - 6} ${y} Z" fill="white" stroke="${s.color}" stroke-width="2"/>`);
   }
 }
 
 export function renderPlot(r: LoadReport): string {
-  const ramp = r.stages.filter((s) => s.phase !== "recovery");
-  const extra = r.stages.filter((s) => s.phase === "recovery");
   const roomsAll = r.stages.map((s) => s.rooms);
-  const xs = { min: Math.min(...roomsAll, 0), max: Math.max(...roomsAll, 1) };
+  const frame: PanelFrame = {
+    out: [],
+    xs: { min: Math.min(...roomsAll, 0), max: Math.max(...roomsAll, 1) },
+    ramp: r.stages.filter((s) => s.phase !== "recovery"),
+    extra: r.stages.filter((s) => s.phase === "recovery"),
+  };
   const first = r.stages[0];
   const budget = first?.budgetMs ?? 16.7;
   const nominal = first?.patchRateMs ?? 50;
   const h = TOP + 4 * PANEL_H + 3 * GAP + 75;
-  const out: string[] = [];
+  const out = frame.out;
+  header(out, r, h, budget);
+  const specs = panelSpecs(budget, nominal);
+  for (let i = 0; i < specs.length; i++) panel(frame, TOP + i * (PANEL_H + GAP), specs[i]);
+  const yb = TOP + 3 * (PANEL_H + GAP) + PANEL_H + 40;
+  out.push(`<text x="${(LEFT + W - RIGHT) / 2}" y="${yb}" class="axis">rooms (× ${r.options.clients} bots each)</text>`);
+  out.push(
+    `<text x="${(LEFT + W - RIGHT) / 2}" y="${yb + 18}" class="axis">red ring: did not hold  ·  dashed orange ring: inconclusive (other processes busy)  ·  diamond: after ramping back down</text>`,
+  );
+  out.push("</svg>");
+  return `${out.join("\n")}\n`;
+}
+
+/** The SVG element, its styles and background, and the two heading lines (what held, when, where). */
+function header(out: string[], r: LoadReport, h: number, budget: number): void {
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${h}" viewBox="0 0 ${W} ${h}" font-family="DejaVu Sans, Arial, sans-serif">`);
   out.push(
     "<style>.title{font-size:15px;font-weight:bold;fill:#222}.frame{fill:none;stroke:#888}.frameline{stroke:#888}.grid{stroke:#e4e4e4}" +
@@ -143,76 +198,51 @@ export function renderPlot(r: LoadReport): string {
         : r.verdict,
     )}  ·  ${esc(r.startedAt.slice(0, 16).replace("T", " "))} UTC · ${r.machine.cpus} CPUs</text>`,
   );
-  const y0 = TOP;
-  panel(
-    out,
-    y0,
-    "Server tick-loop time (timer due → tick done) and tick duration",
-    "ms",
-    xs,
-    ramp,
-    extra,
-    [
-      { label: "tick-loop p50", color: COLORS.p50, values: (s) => s.tickLoopMs.p50 },
-      { label: "tick-loop p95", color: COLORS.p95, values: (s) => s.tickLoopMs.p95 },
-      { label: "tick-loop p99", color: COLORS.p99, values: (s) => s.tickLoopMs.p99 },
-      { label: "tick p99", color: COLORS.tick, dashed: true, values: (s) => s.tickMs.p99 },
-    ],
-    [{ value: budget, label: `budget ${budget} ms`, color: COLORS.budget }],
-    4 * budget,
-  );
-  const y2 = y0 + PANEL_H + GAP;
-  panel(
-    out,
-    y2,
-    "Patch interval seen by the bots",
-    "ms",
-    xs,
-    ramp,
-    extra,
-    [
-      { label: "p50", color: COLORS.p50, values: (s) => s.patchIntervalMs.p50 },
-      { label: "p99", color: COLORS.p99, values: (s) => s.patchIntervalMs.p99 },
-    ],
-    [
-      { value: nominal * 1.5, label: `late: 1.5 × ${nominal} ms`, color: COLORS.budget },
-      { value: nominal, label: "nominal", color: "#999", below: true },
-    ],
-    4 * nominal,
-  );
-  const y3 = y2 + PANEL_H + GAP;
-  panel(
-    out,
-    y3,
-    "Bandwidth received per client (WebSocket payload)",
-    "kB/s",
-    xs,
-    ramp,
-    extra,
-    [{ label: "mean", color: COLORS.bw, values: (s) => s.bytesPerSecondPerClient.mean / 1024 }],
-    [],
-  );
-  const y4 = y3 + PANEL_H + GAP;
-  panel(
-    out,
-    y4,
-    "CPU, % of one core (2 cores in all)",
-    "%",
-    xs,
-    ramp,
-    extra,
-    [
-      { label: "server", color: COLORS.cpu, values: (s) => s.server.cpuPercent },
-      { label: "bots", color: COLORS.bots, values: (s) => s.bots.cpuPercent },
-      { label: "other processes", color: "#95a5a6", dashed: true, values: (s) => s.otherCpuPercent ?? 0 },
-    ],
-    [],
-  );
-  const yb = y4 + PANEL_H + 40;
-  out.push(`<text x="${(LEFT + W - RIGHT) / 2}" y="${yb}" class="axis">rooms (× ${r.options.clients} bots each)</text>`);
-  out.push(
-    `<text x="${(LEFT + W - RIGHT) / 2}" y="${yb + 18}" class="axis">red ring: did not hold  ·  dashed orange ring: inconclusive (other processes busy)  ·  diamond: after ramping back down</text>`,
-  );
-  out.push("</svg>");
-  return `${out.join("\n")}\n`;
+}
+
+/** The four panels, top to bottom: tick times against the budget, patch interval, bandwidth, CPU. */
+function panelSpecs(budget: number, nominal: number): PanelSpec[] {
+  return [
+    {
+      title: "Server tick-loop time (timer due → tick done) and tick duration",
+      unit: "ms",
+      series: [
+        { label: "tick-loop p50", color: COLORS.p50, values: (s) => s.tickLoopMs.p50 },
+        { label: "tick-loop p95", color: COLORS.p95, values: (s) => s.tickLoopMs.p95 },
+        { label: "tick-loop p99", color: COLORS.p99, values: (s) => s.tickLoopMs.p99 },
+        { label: "tick p99", color: COLORS.tick, dashed: true, values: (s) => s.tickMs.p99 },
+      ],
+      lines: [{ value: budget, label: `budget ${budget} ms`, color: COLORS.budget }],
+      cap: 4 * budget,
+    },
+    {
+      title: "Patch interval seen by the bots",
+      unit: "ms",
+      series: [
+        { label: "p50", color: COLORS.p50, values: (s) => s.patchIntervalMs.p50 },
+        { label: "p99", color: COLORS.p99, values: (s) => s.patchIntervalMs.p99 },
+      ],
+      lines: [
+        { value: nominal * 1.5, label: `late: 1.5 × ${nominal} ms`, color: COLORS.budget },
+        { value: nominal, label: "nominal", color: "#999", below: true },
+      ],
+      cap: 4 * nominal,
+    },
+    {
+      title: "Bandwidth received per client (WebSocket payload)",
+      unit: "kB/s",
+      series: [{ label: "mean", color: COLORS.bw, values: (s) => s.bytesPerSecondPerClient.mean / 1024 }],
+      lines: [],
+    },
+    {
+      title: "CPU, % of one core (2 cores in all)",
+      unit: "%",
+      series: [
+        { label: "server", color: COLORS.cpu, values: (s) => s.server.cpuPercent },
+        { label: "bots", color: COLORS.bots, values: (s) => s.bots.cpuPercent },
+        { label: "other processes", color: "#95a5a6", dashed: true, values: (s) => s.otherCpuPercent ?? 0 },
+      ],
+      lines: [],
+    },
+  ];
 }

@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderPlot } from "./plot.ts";
-import type { LoadReport, StageResult } from "./run.ts";
+import type { ProfileSummary } from "./profile-summary.ts";
+import type { LoadReport, StageResult } from "./types.ts";
 
 /**
  * Writes a run's report as JSON, Markdown and an SVG plot: `<stamp>-<kind>.{json,md,svg}`, copied to
@@ -26,6 +27,19 @@ export function writeReport(report: LoadReport, dir: string): { json: string; md
 }
 
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+
+/** The report's closing definitions of every column. */
+const DEFINITIONS = [
+  "Definitions:",
+  "",
+  "- **tick-loop time**: from when a room's fixed-timestep timer callback was due to when the tick finished (timer delay caused by everything else the process runs + catch-up steps + the tick). The budget is one step (1000 / tickRate ms); a stage holds when at most 1% of ticks exceed it (p99 ≤ budget).",
+  "- **tick**: server time of one tick (inputs, step, replay line), `physics_tick_duration_ms`. Max is the bucket bound.",
+  "- **catch-up ticks**: ran as the 2nd-5th step of one timer callback (a few per thousand happen on an idle server: Node fires the 16.67 ms interval on whole milliseconds). **Skipped**: steps the accumulator dropped.",
+  "- **patch interval**: time between consecutive state patches at each bot (nominal = the room's patch rate); a stage holds when p99 ≤ 1.5 × nominal. kB/s: WebSocket payload bytes received per client.",
+  "- CPU: % of one core over the window (server from `process.cpuUsage` via /metrics, bots from the generator's own process, other = machine total minus both). ELU: event-loop utilization. Loop delay: windowed mean of `monitorEventLoopDelay`, resolution subtracted.",
+  "- **probe**: an idle process beside the run wakes every 5 ms and records how late it is; a stall it sees too came from the machine (other processes, the hypervisor), not from the server. ⚠ marks a window with other processes above 25% of a core or such a machine stall; a ramp stage that fails only under ⚠ is *inconclusive*, measured again, and not taken as the limit.",
+  "",
+];
 
 function stageRow(s: StageResult): string {
   const cells = [
@@ -93,41 +107,27 @@ export function renderMarkdown(r: LoadReport, svgName: string): string {
     );
   }
   lines.push("");
-  if (r.profile) {
-    const p = r.profile;
-    lines.push(`Server CPU profile (\`node --cpu-prof\`, whole run, ${(p.totalMs / 1000).toFixed(1)} s): \`${p.file}\``);
-    lines.push("");
-    lines.push("| area | ms | share |  | function (self time) | ms | share |");
-    lines.push("| --- | --- | --- | --- | --- | --- | --- |");
-    for (let i = 0; i < Math.max(p.areas.length, p.self.length) && i < 20; i++) {
-      const a = p.areas[i];
-      const f = p.self[i];
-      lines.push(`| ${a ? `${a.area} | ${a.ms} | ${pct(a.share)}` : " | | "} |  | ${f ? `${f.fn} | ${f.ms} | ${pct(f.share)}` : " | | "} |`);
-    }
-    lines.push("");
-    lines.push("Inclusive time of entry points (the function and everything it calls):");
-    lines.push("");
-    for (const e of p.inclusive) lines.push(`- ${e.fn}: ${e.ms} ms (${pct(e.share)})`);
-    lines.push("");
-  }
-  lines.push("Definitions:");
-  lines.push("");
-  lines.push(
-    "- **tick-loop time**: from when a room's fixed-timestep timer callback was due to when the tick finished (timer delay caused by everything else the process runs + catch-up steps + the tick). The budget is one step (1000 / tickRate ms); a stage holds when at most 1% of ticks exceed it (p99 ≤ budget).",
-  );
-  lines.push("- **tick**: server time of one tick (inputs, step, replay line), `physics_tick_duration_ms`. Max is the bucket bound.");
-  lines.push(
-    "- **catch-up ticks**: ran as the 2nd-5th step of one timer callback (a few per thousand happen on an idle server: Node fires the 16.67 ms interval on whole milliseconds). **Skipped**: steps the accumulator dropped.",
-  );
-  lines.push(
-    "- **patch interval**: time between consecutive state patches at each bot (nominal = the room's patch rate); a stage holds when p99 ≤ 1.5 × nominal. kB/s: WebSocket payload bytes received per client.",
-  );
-  lines.push(
-    "- CPU: % of one core over the window (server from `process.cpuUsage` via /metrics, bots from the generator's own process, other = machine total minus both). ELU: event-loop utilization. Loop delay: windowed mean of `monitorEventLoopDelay`, resolution subtracted.",
-  );
-  lines.push(
-    "- **probe**: an idle process beside the run wakes every 5 ms and records how late it is; a stall it sees too came from the machine (other processes, the hypervisor), not from the server. ⚠ marks a window with other processes above 25% of a core or such a machine stall; a ramp stage that fails only under ⚠ is *inconclusive*, measured again, and not taken as the limit.",
-  );
-  lines.push("");
+  if (r.profile) lines.push(...profileSection(r.profile));
+  lines.push(...DEFINITIONS);
   return `${lines.join("\n")}\n`;
+}
+
+/** The spawned server's CPU profile (--profile): areas and self time side by side, then entry points. */
+function profileSection(p: ProfileSummary): string[] {
+  const lines: string[] = [];
+  lines.push(`Server CPU profile (\`node --cpu-prof\`, whole run, ${(p.totalMs / 1000).toFixed(1)} s): \`${p.file}\``);
+  lines.push("");
+  lines.push("| area | ms | share |  | function (self time) | ms | share |");
+  lines.push("| --- | --- | --- | --- | --- | --- | --- |");
+  for (let i = 0; i < Math.max(p.areas.length, p.self.length) && i < 20; i++) {
+    const a = p.areas[i];
+    const f = p.self[i];
+    lines.push(`| ${a ? `${a.area} | ${a.ms} | ${pct(a.share)}` : " | | "} |  | ${f ? `${f.fn} | ${f.ms} | ${pct(f.share)}` : " | | "} |`);
+  }
+  lines.push("");
+  lines.push("Inclusive time of entry points (the function and everything it calls):");
+  lines.push("");
+  for (const e of p.inclusive) lines.push(`- ${e.fn}: ${e.ms} ms (${pct(e.share)})`);
+  lines.push("");
+  return lines;
 }

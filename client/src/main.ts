@@ -26,19 +26,19 @@ const app = new PhysicsApp(
 /** Read-only hooks for the browser test (and for poking around in the console). */
 const hooks = {
   get joined() {
-    return app.joined;
+    return app.session.joined;
   },
   get roomId() {
-    return app.room?.roomId ?? "";
+    return app.session.room?.roomId ?? "";
   },
   get sessionId() {
-    return app.room?.sessionId ?? "";
+    return app.session.room?.sessionId ?? "";
   },
   get avatarId() {
-    return app.avatarId;
+    return app.session.avatarId;
   },
   get connection() {
-    return app.conn.state;
+    return app.session.conn.state;
   },
   get framesRendered() {
     return app.framesRendered;
@@ -46,11 +46,11 @@ const hooks = {
   /** Body meshes currently shown. */
   meshCount: () => app.view.visibleCount(),
   /** Bodies in the newest snapshot. */
-  bodyCount: () => app.bodyCount,
-  avatarServerPosition: () => [...app.avatarServer],
-  avatarPredictedPosition: () => [...app.predictor.current],
-  rejected: () => [...app.conn.rejected],
-  connectionLog: () => [...app.conn.log],
+  bodyCount: () => app.session.snapshots.bodyCount,
+  avatarServerPosition: () => [...app.session.snapshots.avatarServer],
+  avatarPredictedPosition: () => [...app.motion.predictor.current],
+  rejected: () => [...app.session.conn.rejected],
+  connectionLog: () => [...app.session.conn.log],
   pixelStats: () => app.view.pixelStats(),
   /**
    * A sleeping dynamic body near the middle of the view whose cursor ray (against the world mirror, as a
@@ -61,7 +61,7 @@ const hooks = {
     const rect = app.view.renderer.domElement.getBoundingClientRect();
     const origin = [0, 0, 0];
     const dir = [0, 0, 1];
-    const own = app.predictor.avatar?.handle ?? -1;
+    const own = app.motion.ownHandle();
     let best: { id: string; x: number; y: number; d: number } | null = null;
     for (const [id, entry] of app.view.meshes) {
       if (!entry.dynamic || !entry.sleeping || !entry.mesh.visible) continue;
@@ -70,17 +70,17 @@ const hooks = {
       const x = rect.left + ((v.x + 1) / 2) * rect.width;
       const y = rect.top + ((1 - v.y) / 2) * rect.height;
       app.view.rayAt(x, y, origin, dir);
-      const hit = app.mirror.world.raycast(origin, dir, 500, (h) => h === own);
+      const hit = app.session.snapshots.mirror.world.raycast(origin, dir, 500, (h) => h === own);
       if (hit?.id !== id) continue;
       const d = entry.mesh.position.distanceTo(app.view.camera.position);
       if (!best || d < best.d) best = { id, x, y, d };
     }
     return best;
   },
-  hud: () => ({ ...app.hudValues }),
-  kineticPeak: () => app.kineticPeak,
+  hud: () => ({ ...app.dashboard.values }),
+  kineticPeak: () => app.dashboard.kineticPeak,
   resetKineticPeak: () => {
-    app.kineticPeak = 0;
+    app.dashboard.kineticPeak = 0;
   },
 };
 (window as unknown as { __physics: typeof hooks }).__physics = hooks;

@@ -7,7 +7,7 @@ import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchMaker } from "@colyseus/core";
 import { createPhysicsServer, type PhysicsServer } from "../../server/app.ts";
-import { dequantizeAxis, RoomState } from "../../shared/net/index.ts";
+import { dequantizeAxis, KNOB_KEYS, KNOB_RANGES, RoomState } from "../../shared/net/index.ts";
 
 /**
  * The browser client end to end: a real server on a random loopback port serving a fresh build of the
@@ -129,7 +129,7 @@ afterAll(async () => {
   for (const d of [dist, dataDir]) if (d) rmSync(d, { recursive: true, force: true });
 });
 
-describe("browser client against a real server", () => {
+describe("browser client against a real server: joining, rendering, spawning", () => {
   it("joins the room and renders every body the server has", async () => {
     const hooks = await page.evaluate(() => {
       const p = (globalThis as Hooked).__physics;
@@ -173,6 +173,9 @@ describe("browser client against a real server", () => {
     expect(await page.evaluate(() => (globalThis as Hooked).__physics.rejected())).toEqual([]);
   });
 
+});
+
+describe("browser client against a real server: pushing and moving", () => {
   it("shift-click pushes the body under the cursor (client raycast, server validation)", async () => {
     const target = await page.waitForFunction(() => (globalThis as Hooked).__physics.pushTarget(), undefined, WAIT).then((h) => h.jsonValue());
     const start = observedPosition(target!.id)!;
@@ -219,6 +222,9 @@ describe("browser client against a real server", () => {
     expect(pageErrors).toEqual([]);
   });
 
+});
+
+describe("browser client against a real server: reconnecting", () => {
   it("a dropped connection is shown, then reconnects to the same seat and keeps the avatar", async () => {
     const { sessionId, avatarId } = await page.evaluate(() => {
       const p = (globalThis as Hooked).__physics;
@@ -255,6 +261,9 @@ describe("browser client against a real server", () => {
     }
   });
 
+});
+
+describe("browser client against a real server: the knobs panel", () => {
   it("the knobs panel (after the admin token) runs seed 001's demo live through the admin API", async () => {
     // force: skip Playwright's actionability polling, slow while software WebGL keeps the page busy.
     const force = { force: true } as const;
@@ -270,6 +279,20 @@ describe("browser client against a real server", () => {
     await submitToken(TOKEN);
     const drop8 = page.getByRole("button", { name: "Drop stack · 8 iterations" });
     await drop8.waitFor({ state: "visible", timeout: 30_000 });
+    // The panel is built from the knob table: one control per knob, numeric ones spanning the table's range.
+    const panel = await page.evaluate((keys) => {
+      return keys.map((key) => {
+        const control = document.querySelector(`#knobs [data-knob="${key}"]`);
+        const inputs = [...(control?.querySelectorAll<HTMLInputElement>("input[min]") ?? [])];
+        return { key, found: control !== null, spans: inputs.map((i) => [Number(i.min), Number(i.max)]) };
+      });
+    }, KNOB_KEYS);
+    for (const { key, found, spans } of panel) {
+      expect(found, key).toBe(true);
+      const range = (KNOB_RANGES as Record<string, { min: number; max: number } | undefined>)[key];
+      for (const span of spans) expect(span, key).toEqual([range?.min, range?.max]);
+      expect(spans.length > 0, key).toBe(range !== undefined);
+    }
     await drop8.click(force);
     const info = async () => (await (await fetch(`${base}/rooms/${roomId}`)).json()) as { scenario: string; bodies: number; settings: Record<string, unknown> };
     await until("the demo scenario", async () => (await info()).scenario === "seed001-stack");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AvatarPredictor } from "../../client/src/sim/avatar-predictor.ts";
 import { WorldMirror } from "../../client/src/sim/world-mirror.ts";
 import type { Vec3Tuple } from "../../shared/engine/index.ts";
-import { KIND_BOX } from "../../shared/net/index.ts";
+import { kindOf } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
 import { RoomSim } from "../../shared/sim/index.ts";
 
@@ -23,14 +23,14 @@ function scene(): Scenario {
 }
 
 function feedMirror(mirror: WorldMirror, sim: RoomSim): void {
-  const b = sim.world.bodies;
+  const b = sim.world.view();
   mirror.begin();
   for (let s = 0; s < b.slotCount; s++) {
     if (!b.alive[s]) continue;
     const p = s * 3;
     const r = s * 4;
-    const kind = b.type[s] | (b.shape[s] === 1 ? KIND_BOX : 0);
-    mirror.upsert(b.ids[s]!, kind, b.half[p], b.half[p + 1], b.half[p + 2], b.pos[p], b.pos[p + 1], b.pos[p + 2], b.rot[r], b.rot[r + 1], b.rot[r + 2], b.rot[r + 3]);
+    const kind = kindOf(b.type[s], b.shape[s]);
+    mirror.upsert(b.idOf(s)!, kind, b.half[p], b.half[p + 1], b.half[p + 2], b.pos[p], b.pos[p + 1], b.pos[p + 2], b.rot[r], b.rot[r + 1], b.rot[r + 2], b.rot[r + 3]);
   }
   mirror.end();
 }

@@ -3,7 +3,7 @@ import {
   dequantizeRotation,
   fineOf,
   coarseOf,
-  KIND_BOX,
+  kindOf,
   type PackedRotation,
   quantizeMm,
   quantizeRotation,
@@ -78,7 +78,7 @@ export function recordStream(
     if (net.lost?.includes(i)) continue;
     if (net.endAfter !== undefined && i >= net.endAfter) continue;
     const w = sim.world;
-    const b = w.bodies;
+    const b = w.view();
     const bodies: RecordedBody[] = [];
     for (let s = 0; s < b.slotCount; s++) {
       if (!b.alive[s]) continue;
@@ -87,8 +87,8 @@ export function recordStream(
       const q = [0, 0, 0, 1];
       dequantizeRotation(packed.hi, packed.lo, q);
       bodies.push({
-        id: b.ids[s]!,
-        kind: b.type[s] | (b.shape[s] === 1 ? KIND_BOX : 0),
+        id: b.idOf(s)!,
+        kind: kindOf(b.type[s], b.shape[s]),
         hx: b.half[s * 3],
         hy: b.half[s * 3 + 1],
         hz: b.half[s * 3 + 2],

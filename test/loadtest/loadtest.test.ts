@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeReport } from "../../loadtest/report.ts";
 import { runLoadTest } from "../../loadtest/run.ts";
+import { shortRun } from "./options.ts";
 
 /**
  * A short real load run: the server as a child process (server/main.ts), 2 rooms × 4 SDK bots over
@@ -16,20 +17,7 @@ describe("load generator", () => {
 
   it("runs 2 rooms × 4 bots for 10 s: every bot connected, patches in every room, no errors", async () => {
     const lines: string[] = [];
-    const report = await runLoadTest({
-      rooms: 2,
-      clients: 4,
-      scenario: "arena",
-      seconds: 10,
-      warmupSeconds: 1,
-      inputHz: 20,
-      findCapacity: false,
-      steps: [],
-      overloadSteps: 0,
-      retries: 0,
-      seed: 1,
-      progress: (line) => lines.push(line),
-    });
+    const report = await runLoadTest(shortRun({ rooms: 2, clients: 4, seconds: 10, warmupSeconds: 1, progress: (line) => lines.push(line) }));
     expect(report.stages).toHaveLength(1);
     const stage = report.stages[0];
     expect(stage.errors).toEqual([]);

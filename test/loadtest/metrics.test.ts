@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { histogram, histogramDelta, histogramMaxBound, histogramQuantile, histogramShareAbove, parsePrometheus, sum, value } from "../../loadtest/prom.ts";
 import { summarize } from "../../loadtest/stats.ts";
-import { LOOP_BUCKETS_MS, RoomMetrics, registerRoomMetrics, renderMetrics, TickLoop, unregisterRoomMetrics } from "../../server/metrics.ts";
+import { LOOP_BUCKETS_MS, RoomMetrics, ServerMetrics, TickLoop } from "../../server/metrics.ts";
 
 /**
  * Colyseus 0.18's setFixedTimestep callback (core Room.mjs), driven by a fake Date.now clock: the
@@ -75,29 +75,26 @@ describe("TickLoop (server/metrics.ts)", () => {
 describe("Prometheus text (loadtest/prom.ts)", () => {
   it("reads the server's exposition: histograms, quantiles, deltas, counters", () => {
     const m = new RoomMetrics("room-a");
-    registerRoomMetrics(m);
-    try {
-      for (let i = 0; i < 98; i++) m.observeTick(0.3);
-      m.observeTick(3);
-      m.observeTick(50);
-      m.patches = 7;
-      const before = parsePrometheus("");
-      const s = parsePrometheus(renderMetrics());
-      expect(value(s, "physics_rooms")).toBeGreaterThanOrEqual(1);
-      expect(sum(s, "physics_patches_total", (l) => l.room === "room-a")).toBe(7);
-      expect(value(s, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
-      const h = histogramDelta(histogram(s, "physics_tick_duration_ms", (l) => l.room === "room-a"), histogram(before, "physics_tick_duration_ms"));
-      expect(h.get(Number.POSITIVE_INFINITY)).toBe(100);
-      // 98 of 100 in (0.25, 0.5]: the median interpolates inside that bucket.
-      const p50 = histogramQuantile(h, 0.5);
-      expect(p50).toBeGreaterThan(0.25);
-      expect(p50).toBeLessThanOrEqual(0.5);
-      expect(histogramQuantile(h, 0.99)).toBeGreaterThan(2);
-      expect(histogramShareAbove(h, 16)).toBeCloseTo(0.01);
-      expect(histogramMaxBound(h)).toBe(66);
-    } finally {
-      unregisterRoomMetrics("room-a");
-    }
+    const metrics = new ServerMetrics();
+    metrics.register(m);
+    for (let i = 0; i < 98; i++) m.observeTick(0.3);
+    m.observeTick(3);
+    m.observeTick(50);
+    m.patches = 7;
+    const before = parsePrometheus("");
+    const s = parsePrometheus(metrics.renderMetrics());
+    expect(value(s, "physics_rooms")).toBeGreaterThanOrEqual(1);
+    expect(sum(s, "physics_patches_total", (l) => l.room === "room-a")).toBe(7);
+    expect(value(s, "process_cpu_user_seconds_total")).toBeGreaterThan(0);
+    const h = histogramDelta(histogram(s, "physics_tick_duration_ms", (l) => l.room === "room-a"), histogram(before, "physics_tick_duration_ms"));
+    expect(h.get(Number.POSITIVE_INFINITY)).toBe(100);
+    // 98 of 100 in (0.25, 0.5]: the median interpolates inside that bucket.
+    const p50 = histogramQuantile(h, 0.5);
+    expect(p50).toBeGreaterThan(0.25);
+    expect(p50).toBeLessThanOrEqual(0.5);
+    expect(histogramQuantile(h, 0.99)).toBeGreaterThan(2);
+    expect(histogramShareAbove(h, 16)).toBeCloseTo(0.01);
+    expect(histogramMaxBound(h)).toBe(66);
   });
 
   it("parses labels with escapes and +Inf", () => {

@@ -1,28 +1,4 @@
-import type { RoomSettings, RoomSettingsPatch } from "../../../shared/sim/index.ts";
-
-/** The admin API as the browser uses it (same origin; see server/README.md). Reads are open. */
-export interface RoomInfo {
-  roomId: string;
-  scenario: string;
-  clients: number;
-  maxClients?: number;
-  bodies?: number;
-  awake?: number;
-  tick?: number;
-  tickRate?: number;
-  patchRateMs?: number;
-  tickMsP50?: number;
-  tickMsP99?: number;
-  /** Not served yet (see client/README.md): the engine's exact kinetic energy, joules. Plotted when present. */
-  kineticEnergy?: number;
-  settings?: RoomSettings;
-}
-
-export interface ScenarioListing {
-  name: string;
-  description: string;
-  bodies: number;
-}
+import type { QueuedChange, RoomInfo, RoomListEntry, RoomSettingsPatch, ScenarioListing, SettingsChange } from "../../../shared/net/index.ts";
 
 export class AdminError extends Error {
   readonly status: number;
@@ -32,6 +8,10 @@ export class AdminError extends Error {
   }
 }
 
+/**
+ * The admin API as the browser uses it (same origin; see server/README.md), typed by the API's contract
+ * (shared/net/admin.ts): the server validates and serializes with the same schemas. Reads are open.
+ */
 export class AdminApi {
   readonly base: string;
   token = "";
@@ -58,7 +38,7 @@ export class AdminApi {
     return (text === "" ? undefined : JSON.parse(text)) as T;
   }
 
-  rooms(): Promise<RoomInfo[]> {
+  rooms(): Promise<RoomListEntry[]> {
     return this.call("GET", "/rooms");
   }
 
@@ -70,11 +50,11 @@ export class AdminApi {
     return this.call("GET", "/scenarios");
   }
 
-  updateSettings(id: string, patch: RoomSettingsPatch): Promise<{ appliesAtTick: number; settings: RoomSettings }> {
+  updateSettings(id: string, patch: RoomSettingsPatch): Promise<SettingsChange> {
     return this.call("PATCH", `/rooms/${encodeURIComponent(id)}/settings`, patch);
   }
 
-  loadScenario(id: string, scenario: unknown): Promise<{ appliesAtTick: number }> {
+  loadScenario(id: string, scenario: unknown): Promise<QueuedChange> {
     return this.call("POST", `/rooms/${encodeURIComponent(id)}/scenario`, { scenario });
   }
 

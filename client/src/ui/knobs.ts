@@ -1,19 +1,44 @@
-import type { RoomSettings, RoomSettingsPatch } from "../../../shared/sim/index.ts";
+import { KNOB_KEYS, type KnobControl, type KnobKey, type KnobRange, ROOM_KNOBS, type RoomSettings, type RoomSettingsPatch } from "../../../shared/net/index.ts";
 import type { AdminApi } from "../net/admin-api.ts";
 import { seed001Stack } from "../sim/demo.ts";
 
 const TOKEN_KEY = "physics-admin-token";
 
+/** One knob of the panel as the knob table describes it (DOM-free: what the panel builds a control from). */
+export interface KnobSpec {
+  key: KnobKey;
+  /** The table's label with its unit. */
+  label: string;
+  hint: string;
+  control: KnobControl;
+  /** Numeric knobs: the control's span, the table's range (what the server accepts). */
+  range?: KnobRange;
+}
+
+/** The panel's knobs, in the table's order: one per row of the knob table. */
+export function knobSpecs(): KnobSpec[] {
+  return KNOB_KEYS.map((key) => {
+    const knob = ROOM_KNOBS[key];
+    const range = "range" in knob ? knob.range : undefined;
+    return { key, label: knob.unit ? `${knob.label} (${knob.unit})` : knob.label, hint: knob.hint ?? "", control: knob.control, range };
+  });
+}
+
 type Control = {
-  key: keyof RoomSettings;
+  key: KnobKey;
   read: () => RoomSettingsPatch;
   write: (s: RoomSettings) => void;
   elements: HTMLElement[];
 };
 
+/** A patch of one knob (the key is the table's, the value its control's). */
+function patchOf(key: KnobKey, value: unknown): RoomSettingsPatch {
+  return { [key]: value } as RoomSettingsPatch;
+}
+
 /**
- * The knobs panel: after the admin token is entered (and checked against the server), every response
- * knob of the room is a control applied live through PATCH /rooms/:id/settings; scenarios load through
+ * The knobs panel: after the admin token is entered (and checked against the server), every knob of the
+ * knob table is a control applied live through PATCH /rooms/:id/settings; scenarios load through
  * POST /rooms/:id/scenario. Values are refreshed from GET /rooms/:id (the app calls `sync`), except for
  * the control being edited.
  */
@@ -52,11 +77,21 @@ export class KnobsPanel {
       void this.unlock(saved, form);
     }
 
-    // Scenario picker, reset and seed 001's demo.
     this.scenarioSelect = el("select") as HTMLSelectElement;
+    this.addScenarioRow();
+    this.addDemo();
+    this.addKnobs();
+  }
+
+  /** Scenario picker, Load and Reset (the last scenario loaded from here, else the room's). */
+  private addScenarioRow(): void {
     const load = button("Load", () => this.load(this.scenarioSelect.value));
     const reset = button("Reset", () => this.load(this.lastScenario ?? this.currentScenario));
     this.body.append(row("scenario", this.scenarioSelect, load, reset));
+  }
+
+  /** Seed 001's demo: the five-box stack at 8 or 1 iterations. */
+  private addDemo(): void {
     const demo = el("div", { className: "demo" });
     demo.append(
       el("div", { className: "demo-title" }, "Seed 001 demo · warm starting off"),
@@ -69,48 +104,18 @@ export class KnobsPanel {
       ),
     );
     this.body.append(demo);
+  }
 
-    // Knobs.
-    this.addNumber("velocityIterations", "velocity iterations", { type: "range", min: "1", max: "32", step: "1" }, (v) => ({ velocityIterations: Math.round(v) }));
-    const method = el("select") as HTMLSelectElement;
-    method.append(el("option", { value: "soft" }, "soft (sub-stepping)"), el("option", { value: "projection" }, "projection (Baumgarte)"));
-    this.add({
-      key: "method",
-      read: () => ({ method: method.value as "soft" | "projection" }),
-      write: (s) => (method.value = s.method),
-      elements: [method],
-    });
-    this.body.append(row("position correction", method));
-    this.addNumber("slop", "slop (m)", { type: "number", min: "0", max: "0.1", step: "0.001" }, (v) => ({ slop: v }));
-    this.addNumber("percent", "percent", { type: "range", min: "0", max: "1", step: "0.05" }, (v) => ({ percent: v }));
-    this.addOverride("restitution", "restitution", "1");
-    this.addOverride("friction", "friction", "2");
-    const gravity = el("input", { type: "range", min: "-30", max: "0", step: "0.1" }) as HTMLInputElement;
-    const gOut = el("output");
-    let gravityNow: [number, number, number] = [0, -9.81, 0];
-    this.add({
-      key: "gravity",
-      read: () => ({ gravity: [gravityNow[0], Number(gravity.value), gravityNow[2]] }),
-      write: (s) => {
-        gravityNow = [...s.gravity];
-        gravity.value = String(s.gravity[1]);
-        gOut.textContent = s.gravity[1].toFixed(2);
-      },
-      elements: [gravity],
-    });
-    gravity.addEventListener("input", () => (gOut.textContent = Number(gravity.value).toFixed(2)));
-    this.body.append(row("gravity y (m/s²)", gravity, gOut));
+  /**
+   * One control per row of the knob table, in its order (checkboxes of the toggles share one row), each
+   * spanning the knob's range from the table: the values the server accepts.
+   */
+  private addKnobs(): void {
     const toggles = el("div", { className: "toggles" });
-    for (const [key, label] of [
-      ["ccd", "CCD"],
-      ["sleep", "sleep"],
-      ["warmStarting", "warm starting"],
-    ] as const) {
-      const box = el("input", { type: "checkbox" }) as HTMLInputElement;
-      this.add({ key, read: () => ({ [key]: box.checked }), write: (s) => (box.checked = s[key]), elements: [box] });
-      const lab = el("label");
-      lab.append(box, ` ${label}`);
-      toggles.append(lab);
+    for (const spec of knobSpecs()) {
+      const { control, element } = buildControl(spec);
+      this.add(control);
+      (spec.control.kind === "toggle" ? toggles : this.body).append(element);
     }
     this.body.append(toggles);
   }
@@ -143,9 +148,9 @@ export class KnobsPanel {
   }
 
   /** Shows the room's current settings (skipping the control that has focus). */
-  sync(settings: RoomSettings | undefined, scenario: string): void {
+  sync(settings: RoomSettings, scenario: string): void {
     this.currentScenario = scenario;
-    if (!settings || !this.unlocked) return;
+    if (!this.unlocked) return;
     const focused = document.activeElement;
     for (const c of this.controls) {
       if (c.elements.some((e) => e === focused)) continue;
@@ -158,41 +163,6 @@ export class KnobsPanel {
     for (const e of control.elements) {
       e.addEventListener("change", () => void this.apply(control.read()));
     }
-  }
-
-  private addNumber(key: keyof RoomSettings, label: string, attrs: Record<string, string>, patch: (v: number) => RoomSettingsPatch): void {
-    const input = el("input", attrs) as HTMLInputElement;
-    const out = el("output");
-    input.addEventListener("input", () => (out.textContent = input.value));
-    this.add({
-      key,
-      read: () => patch(Number(input.value)),
-      write: (s) => {
-        input.value = String(s[key]);
-        out.textContent = String(s[key]);
-      },
-      elements: [input],
-    });
-    this.body.append(row(label, input, out));
-  }
-
-  /** A material override: a checkbox (off = each body's own value, null) and the value. */
-  private addOverride(key: "restitution" | "friction", label: string, max: string): void {
-    const on = el("input", { type: "checkbox", title: "override every body's own value" }) as HTMLInputElement;
-    const input = el("input", { type: "range", min: "0", max, step: "0.05" }) as HTMLInputElement;
-    const out = el("output");
-    input.addEventListener("input", () => (out.textContent = input.value));
-    this.add({
-      key,
-      read: () => ({ [key]: on.checked ? Number(input.value) : null }),
-      write: (s) => {
-        on.checked = s[key] !== null;
-        if (s[key] !== null) input.value = String(s[key]);
-        out.textContent = s[key] === null ? "own" : String(s[key]);
-      },
-      elements: [on, input],
-    });
-    this.body.append(row(label, on, input, out));
   }
 
   private async apply(patch: RoomSettingsPatch): Promise<void> {
@@ -217,6 +187,94 @@ export class KnobsPanel {
   }
 }
 
+/** A knob's control: its elements (in one row, or a labelled checkbox for a toggle) and how it reads and shows values. */
+function buildControl(spec: KnobSpec): { control: Control; element: HTMLElement } {
+  const c = spec.control;
+  switch (c.kind) {
+    case "slider":
+      return sliderControl(spec, c.step);
+    case "override":
+      return overrideControl(spec, c.step);
+    case "vector":
+      return vectorControl(spec, c.step);
+    case "choice":
+      return choiceControl(spec, c.options);
+    case "toggle":
+      return toggleControl(spec);
+  }
+}
+
+/** The range input of a numeric knob: the table's span and step. */
+function rangeInput(spec: KnobSpec, step: number, type = "range"): HTMLInputElement {
+  const r = spec.range!;
+  return el("input", { type, min: String(r.min), max: String(r.max), step: String(step), title: spec.hint }) as HTMLInputElement;
+}
+
+function knobRow(spec: KnobSpec, ...children: HTMLElement[]): HTMLElement {
+  const r = row(spec.label, ...children);
+  r.dataset.knob = spec.key;
+  return r;
+}
+
+/** A number on a slider, its value beside it. */
+function sliderControl(spec: KnobSpec, step: number): { control: Control; element: HTMLElement } {
+  const input = rangeInput(spec, step);
+  const out = el("output");
+  input.addEventListener("input", () => (out.textContent = input.value));
+  const write = (s: RoomSettings) => {
+    input.value = String(s[spec.key]);
+    out.textContent = String(s[spec.key]);
+  };
+  return { control: { key: spec.key, read: () => patchOf(spec.key, Number(input.value)), write, elements: [input] }, element: knobRow(spec, input, out) };
+}
+
+/** A material override: a checkbox (off = each body's own value, null) and the value. */
+function overrideControl(spec: KnobSpec, step: number): { control: Control; element: HTMLElement } {
+  const on = el("input", { type: "checkbox", title: spec.hint }) as HTMLInputElement;
+  const input = rangeInput(spec, step);
+  const out = el("output");
+  input.addEventListener("input", () => (out.textContent = input.value));
+  const write = (s: RoomSettings) => {
+    const value = s[spec.key] as number | null;
+    on.checked = value !== null;
+    if (value !== null) input.value = String(value);
+    out.textContent = value === null ? "own" : String(value);
+  };
+  const read = () => patchOf(spec.key, on.checked ? Number(input.value) : null);
+  return { control: { key: spec.key, read, write, elements: [on, input] }, element: knobRow(spec, on, input, out) };
+}
+
+/** A vector: one number field per component. */
+function vectorControl(spec: KnobSpec, step: number): { control: Control; element: HTMLElement } {
+  const inputs = [0, 1, 2].map(() => rangeInput(spec, step, "number"));
+  const write = (s: RoomSettings) => {
+    const v = s[spec.key] as number[];
+    for (let i = 0; i < inputs.length; i++) inputs[i].value = String(v[i]);
+  };
+  const read = () => patchOf(spec.key, inputs.map((input) => Number(input.value)));
+  const element = knobRow(spec, ...inputs);
+  element.classList.add("vector");
+  return { control: { key: spec.key, read, write, elements: inputs }, element };
+}
+
+/** One of a fixed set of values. */
+function choiceControl(spec: KnobSpec, options: readonly { value: string; label: string }[]): { control: Control; element: HTMLElement } {
+  const select = el("select", { title: spec.hint }) as HTMLSelectElement;
+  select.append(...options.map((o) => el("option", { value: o.value }, o.label)));
+  const write = (s: RoomSettings) => (select.value = String(s[spec.key]));
+  return { control: { key: spec.key, read: () => patchOf(spec.key, select.value), write, elements: [select] }, element: knobRow(spec, select) };
+}
+
+/** On or off: a labelled checkbox. */
+function toggleControl(spec: KnobSpec): { control: Control; element: HTMLElement } {
+  const box = el("input", { type: "checkbox" }) as HTMLInputElement;
+  const label = el("label", { title: spec.hint });
+  label.dataset.knob = spec.key;
+  label.append(box, ` ${spec.label}`);
+  const write = (s: RoomSettings) => (box.checked = s[spec.key] === true);
+  return { control: { key: spec.key, read: () => patchOf(spec.key, box.checked), write, elements: [box] }, element: label };
+}
+
 function el(tag: string, props: Record<string, unknown> = {}, text?: string): HTMLElement {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
@@ -233,7 +291,7 @@ function button(label: string, onClick: () => void): HTMLButtonElement {
   return b;
 }
 
-function row(label: string, ...children: (HTMLElement | string)[]): HTMLElement {
+function row(label: string, ...children: HTMLElement[]): HTMLElement {
   const r = el("div", { className: "knob" });
   r.append(el("span", { className: "knob-label" }, label), ...children);
   return r;

@@ -1,0 +1,111 @@
+import type { Vec3Tuple } from "../../../shared/engine/index.ts";
+import { MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, type RoomInfo, type RoomState, type WelcomeMessage } from "../../../shared/net/index.ts";
+import { getBuiltinScenario } from "../../../shared/scenarios/index.ts";
+import { avatarBodyId } from "../../../shared/sim/index.ts";
+import { AdminApi } from "./admin-api.ts";
+import { Connection, type JoinTarget, type PhysicsRoom } from "./connection.ts";
+import { SnapshotFeed } from "./snapshot-feed.ts";
+
+const INFO_POLL_MS = 1000;
+
+/**
+ * The page's seat in a room: the connection (joins, reconnects), the messages it sends, the snapshots it
+ * receives (`snapshots`), and the room's info polled from the admin API every second. The other pieces
+ * of the app hear about it through the `on…` callbacks.
+ */
+export class RoomSession {
+  readonly admin = new AdminApi();
+  readonly conn: Connection;
+  readonly snapshots = new SnapshotFeed();
+  /** The room last joined (kept while reconnecting). */
+  room: PhysicsRoom | null = null;
+  avatarId = "";
+  joined = false;
+  /** The room's info from the newest poll (GET /rooms/:id). */
+  info: RoomInfo | null = null;
+  /** The room's gravity as last reported (its settings); the world mirror is kept at it. */
+  readonly gravity: [number, number, number] = [0, -9.81, 0];
+  /** A room was attached; `newSession`: a different seat than before (or the first). */
+  onSeat: (room: PhysicsRoom, newSession: boolean) => void = () => {};
+  onWelcome: (welcome: WelcomeMessage) => void = () => {};
+  /** After a patch went into `snapshots`; `scenarioChanged` when it is the first of another scenario. */
+  onSnapshot: (state: RoomState, scenarioChanged: boolean) => void = () => {};
+  onInfo: (info: RoomInfo) => void = () => {};
+  private lastScenario = "";
+
+  constructor(endpoint: string) {
+    this.conn = new Connection(endpoint, this.admin);
+    this.conn.onRoom = (room) => this.attach(room);
+    this.conn.onWelcome = (w) => this.welcome(w);
+    setInterval(() => void this.pollInfo(), INFO_POLL_MS);
+  }
+
+  async join(target: JoinTarget): Promise<void> {
+    await this.conn.join(target);
+  }
+
+  /** Desired planar velocity of the avatar (the server keeps the last one), and a jump. */
+  move(vx: number, vz: number, jump = false): void {
+    this.conn.send(MSG_MOVE, jump ? { vx, vz, jump: true } : { vx, vz });
+  }
+
+  spawnSphere(radius: number, velocity: number[]): void {
+    this.conn.send(MSG_SPAWN, { shape: "sphere", size: radius, velocity });
+  }
+
+  impulse(bodyId: string, impulse: number[], point: Vec3Tuple | number[]): void {
+    this.conn.send(MSG_IMPULSE, { bodyId, impulse, point });
+  }
+
+  private attach(room: PhysicsRoom): void {
+    const fresh = this.room !== null && this.room.roomId !== room.roomId;
+    const newSession = this.room === null || this.room.sessionId !== room.sessionId || fresh;
+    this.room = room;
+    if (newSession) this.snapshots.reset();
+    this.avatarId = avatarBodyId(room.sessionId);
+    room.onStateChange((state) => this.ingest(state));
+    this.joined = true;
+    // A reload rejoins this room rather than whatever the address asked for first.
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("room") !== room.roomId) {
+      url.searchParams.set("room", room.roomId);
+      url.searchParams.delete("scenario");
+      window.history.replaceState(null, "", url);
+    }
+    this.onSeat(room, newSession);
+  }
+
+  private welcome(w: WelcomeMessage): void {
+    this.snapshots.setRates(w);
+    this.avatarId = w.avatarId;
+    this.onWelcome(w);
+  }
+
+  private ingest(state: RoomState): void {
+    this.snapshots.ingest(state, this.avatarId, performance.now());
+    const scenarioChanged = state.scenario !== this.lastScenario;
+    if (scenarioChanged) {
+      this.lastScenario = state.scenario;
+      // After losing the room, rejoin a room of this scenario (when it is a built-in one).
+      this.conn.target.scenario = getBuiltinScenario(state.scenario) ? state.scenario : undefined;
+    }
+    this.onSnapshot(state, scenarioChanged);
+  }
+
+  private async pollInfo(): Promise<void> {
+    const id = this.room?.roomId;
+    if (!id) return;
+    try {
+      const info = await this.admin.room(id);
+      this.info = info;
+      const g = info.settings.gravity;
+      this.gravity[0] = g[0];
+      this.gravity[1] = g[1];
+      this.gravity[2] = g[2];
+      this.snapshots.mirror.setGravity(g);
+      this.onInfo(info);
+    } catch {
+      // The room may be gone (reconnecting); the connection state says so.
+    }
+  }
+}
