@@ -1,16 +1,34 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
+/** The fast inner loop: engine, room simulation, network schema and scenarios, without the slow files. */
+const UNIT = ["test/engine/**/*.test.ts", "test/sim/**/*.test.ts", "test/net/**/*.test.ts", "test/scenarios/**/*.test.ts"];
+const SLOW = "test/**/*.slow.test.ts";
+
 /**
- * Two projects, run one after the other by `npm test`: `main` (every test file, in parallel) and
- * `hostile` (attacks on a real server process whose numbers are about the process's own schedule, so
- * they run alone, one file at a time, with nothing else on the machine's cores).
+ * Three projects, run one after the other by `npm test`:
+ * - `unit` (`npm run test:unit`): the engine, simulation, schema and scenario tests that need no socket,
+ *   process or browser, in parallel; the inner loop.
+ * - `main`: the server, client, load-test and deployment tests (real sockets, processes, Redis, nginx,
+ *   Chromium) and the slow engine files (`*.slow.test.ts`: allocation profiling, cross-process and
+ *   cross-browser determinism, thousand-body sleep runs), in parallel.
+ * - `hostile`: attacks on a real server process whose numbers are about the process's own schedule, so
+ *   they run alone, one file at a time, with nothing else on the machine's cores.
  */
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: ["test/hostile/**"] } },
+      // Pure CPU work in independent files: one worker per core (the default leaves one core idle).
+      { extends: true, test: { name: "unit", include: UNIT, exclude: [SLOW], maxWorkers: availableParallelism() } },
+      {
+        extends: true,
+        test: {
+          name: "main",
+          include: ["test/server/**/*.test.ts", "test/client/**/*.test.ts", "test/loadtest/**/*.test.ts", "test/deploy/**/*.test.ts", SLOW],
+        },
+      },
       { extends: true, test: { name: "hostile", include: ["test/hostile/**/*.test.ts"], fileParallelism: false } },
     ],
   },
