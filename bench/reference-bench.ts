@@ -24,6 +24,7 @@ import { createEngine, DEFAULT_ENGINES, ENGINES, REFERENCE_ENGINES } from "./ada
 import {
   type Aggregate,
   aggregate,
+  type BenchArgs,
   allAsleepTracker,
   childMain,
   driftAndSink,
@@ -258,48 +259,51 @@ function ratio(kind: Kind, num: Aggregate | undefined, den: Aggregate | undefine
   return typeof a === "number" && typeof b === "number" && b > 0 ? fmt(a / b, 3) : "";
 }
 
-function main(): void {
-  const args = parseBenchArgs();
-  const script = fileURLToPath(import.meta.url);
+/** One run's line on stderr while the matrix runs. */
+function summarizeRun(r: RunResult): string {
+  const m = r.metrics;
+  const parts: string[] = [];
+  if (typeof m.ms === "number") parts.push(`${fmt(m.ms, 3)} ms/step`);
+  if (typeof m.topDrift === "number") parts.push(`drift ${fmt(m.topDrift, 2)} m`);
+  if (typeof m.topSink === "number") parts.push(`sink ${fmt(m.topSink, 2)} m`);
+  if ("allAsleepStep" in m) parts.push(`asleep@${m.allAsleepStep}`);
+  if (m.tunnel) parts.push(String(m.tunnel));
+  parts.push(`hash ${m.hash}`);
+  return parts.join(", ");
+}
 
-  if (args.child) {
-    const { caseName, engine } = args.child;
-    const c = CASES.find((x) => x.name === caseName);
-    void childMain(caseName, engine, () => {
-      if (!c) throw new Error(`unknown case "${caseName}"`);
-      return runCase(c, engine, args.quick);
-    });
-    return;
-  }
+/** Child process: runs one (case, engine) and reports back to the parent. */
+function runChild(args: BenchArgs, child: { caseName: string; engine: string }): void {
+  const { caseName, engine } = child;
+  const c = CASES.find((x) => x.name === caseName);
+  void childMain(caseName, engine, () => {
+    if (!c) throw new Error(`unknown case "${caseName}"`);
+    return runCase(c, engine, args.quick);
+  });
+}
 
+/** The engines and cases the flags select, checked. */
+function selectMatrix(args: BenchArgs): { engines: string[]; cases: RefCase[] } {
   const engines = args.engines ?? DEFAULT_ENGINES;
   for (const e of engines) if (!(e in ENGINES)) throw new Error(`unknown engine "${e}" (have: ${Object.keys(ENGINES).join(", ")})`);
   const cases = CASES.filter((c) => !args.scenes || args.scenes.includes(c.scene) || args.scenes.includes(c.name));
   if (cases.length === 0) throw new Error(`no case matches --scenes ${args.scenes?.join(",")}`);
+  return { engines, cases };
+}
 
-  process.stderr.write(
-    `reference bench: ${cases.length} cases x ${engines.length} engines x ${args.runs} runs${args.quick ? " (quick)" : ""}\n`,
-  );
-  const results: RunResult[] = runMatrix({
-    script,
-    cases: cases.map((c) => c.name),
-    engines,
-    runs: args.runs,
-    childArgs: args.quick ? ["--quick"] : [],
-    summary: (r) => {
-      const m = r.metrics;
-      const parts: string[] = [];
-      if (typeof m.ms === "number") parts.push(`${fmt(m.ms, 3)} ms/step`);
-      if (typeof m.topDrift === "number") parts.push(`drift ${fmt(m.topDrift, 2)} m`);
-      if (typeof m.topSink === "number") parts.push(`sink ${fmt(m.topSink, 2)} m`);
-      if ("allAsleepStep" in m) parts.push(`asleep@${m.allAsleepStep}`);
-      if (m.tunnel) parts.push(String(m.tunnel));
-      parts.push(`hash ${m.hash}`);
-      return parts.join(", ");
-    },
-  });
-  const agg = aggregate(results);
+interface Table {
+  headers: string[];
+  rows: string[][];
+  align: ("left" | "right")[];
+}
 
+/** The Markdown table: one row per selected metric row, then the cross-run determinism row. */
+function buildTable(
+  args: BenchArgs,
+  engines: string[],
+  cases: RefCase[],
+  agg: Map<string, Map<string, Aggregate>>,
+): Table {
   // Column layout: the references and "ours" always ("n/a" when not run), any other requested engine
   // after them, then ours' ratio to each reference, then the anchors.
   const columns = [...new Set(["cannon-es", "rapier", "rapier-simd", "ours", ...engines])];
@@ -336,14 +340,18 @@ function main(): void {
       "identical / identical",
     ]);
   }
+  return { headers, rows, align };
+}
 
+/** Writes the report to stdout; any failed run sets a non-zero exit code. */
+function printReport(args: BenchArgs, table: Table, results: RunResult[]): void {
   const failures = results.filter((r) => !r.ok);
   process.stdout.write(
     `\n## Reference bench (${new Date().toISOString()}, Node ${process.version}, ${args.runs} run(s) per cell, ` +
       `each a fresh process${args.quick ? ", QUICK: not comparable to the anchors" : ""})\n` +
       `scenes: ${SCENE_SOURCE}; ms/step = median over runs of each run's median step time in the window\n\n`,
   );
-  printTable(headers, rows, align);
+  printTable(table.headers, table.rows, table.align);
   process.stdout.write(
     "\nx = bullet centre's distance along its path after the last step. CCD on = every dynamic body gets CCD " +
       "(world.ccd); Rapier (0.21, and the 0.20 SIMD build) then lets the bullet through a CCD-enabled dynamic " +
@@ -354,6 +362,32 @@ function main(): void {
     for (const f of failures) process.stdout.write(`- ${f.caseName} / ${f.engine} run ${f.run}: ${f.error?.split("\n")[0]}\n`);
     process.exitCode = 1;
   }
+}
+
+function main(): void {
+  const args = parseBenchArgs();
+  const script = fileURLToPath(import.meta.url);
+
+  if (args.child) {
+    runChild(args, args.child);
+    return;
+  }
+
+  const { engines, cases } = selectMatrix(args);
+
+  process.stderr.write(
+    `reference bench: ${cases.length} cases x ${engines.length} engines x ${args.runs} runs${args.quick ? " (quick)" : ""}\n`,
+  );
+  const results: RunResult[] = runMatrix({
+    script,
+    cases: cases.map((c) => c.name),
+    engines,
+    runs: args.runs,
+    childArgs: args.quick ? ["--quick"] : [],
+    summary: summarizeRun,
+  });
+  const agg = aggregate(results);
+  printReport(args, buildTable(args, engines, cases, agg), results);
 }
 
 main();

@@ -264,7 +264,7 @@ describe("browser client against a real server: reconnecting", () => {
 });
 
 describe("browser client against a real server: the knobs panel", () => {
-  it("the knobs panel (after the admin token) runs seed 001's demo live through the admin API", async () => {
+  it("the knobs panel (after the admin token) runs the stack demo live through the admin API", async () => {
     // force: skip Playwright's actionability polling, slow while software WebGL keeps the page busy.
     const force = { force: true } as const;
     // The token form submitted the way a user's Enter does (one round trip to the busy page each).

@@ -6,7 +6,7 @@ import { RoomSim } from "../../shared/sim/index.ts";
 import { feed, type RecordedSnapshot, recordStream } from "./stream.ts";
 
 /**
- * Seed 001's demo, checked with the engine and with the client's own kinetic-energy readout (computed
+ * The stack demo, checked with the engine and with the client's own kinetic-energy readout (computed
  * from quantized snapshots, as the HUD does): warm starting off, the stack holds at 8 velocity
  * iterations and slumps and keeps twitching at 1 — including when the knob is turned live.
  */
@@ -28,7 +28,7 @@ const topY = (s: RecordedSnapshot) => s.bodies.find((b) => b.id === TOP)!.y;
 const maxKe = (series: { t: number; ke: number }[], from: number, to = Number.POSITIVE_INFINITY) =>
   Math.max(...series.filter((p) => p.t >= from && p.t < to).map((p) => p.ke));
 
-describe("seed 001 demo: stack with warm starting off", () => {
+describe("stack demo: five boxes with warm starting off", () => {
   it("holds at 8 iterations: the top box stays put and the energy dies out", () => {
     const stream = recordStream(seed001Stack(8), SECONDS * 60, 3, { latencyMs: 0, jitterMs: 0 });
     const late = stream.filter((s) => s.time >= 2000);

@@ -3,7 +3,7 @@ import type { BodyDef } from "../../shared/engine/index.ts";
 import { getBuiltinScenario, loadScenario, type Scenario } from "../../shared/scenarios/index.ts";
 import { builtin } from "./helpers.ts";
 
-/** failure-lab (seed 002): 0.1 m sphere at 300 m/s at a 0.1 m wall whose near face is at x = 7.6. */
+/** failure-lab (the tunnelling case): 0.1 m sphere at 300 m/s at a 0.1 m wall whose near face is at x = 7.6. */
 function lab(ccd: boolean, edit: (bullet: BodyDef, wall: BodyDef) => void = () => {}) {
   const sc = getBuiltinScenario("failure-lab") as Scenario;
   const bullet = sc.bodies.find((b) => b.id === "bullet")!;
@@ -24,7 +24,7 @@ function lab(ccd: boolean, edit: (bullet: BodyDef, wall: BodyDef) => void = () =
 const NEAR_FACE = 7.6;
 
 describe("continuous collision (failure-lab)", () => {
-  it("without CCD the sphere tunnels through the wall (the seed's demonstration)", () => {
+  it("without CCD the sphere tunnels through the wall (the tunnelling case)", () => {
     expect(lab(false).x).toBeGreaterThan(100);
   });
 

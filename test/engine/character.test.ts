@@ -22,7 +22,7 @@ function gap(w: World, other: string): number {
   return min;
 }
 
-describe("kinematic characters (seed 004)", () => {
+describe("kinematic characters (accumulated-correction resolution against several contacts)", () => {
   it("moved into a 90° corner it ends touching both walls and never overshoots", () => {
     // Walls' inner faces at x = 2 and z = 2.
     const w = worldWith(noGravity, [character, wall("wx", [2.5, 1, 0], [0.5, 2, 5]), wall("wz", [0, 1, 2.5], [5, 2, 0.5])]);
@@ -39,7 +39,7 @@ describe("kinematic characters (seed 004)", () => {
   });
 
   it("a wall made of two boxes pushes out once, not by the sum of both penetrations", () => {
-    // Seed 004's case: two blockers with the same normal; the naive sum would push out twice the depth.
+    // Two blockers with the same normal; the naive sum would push out twice the depth.
     const w = worldWith(noGravity, [character, wall("a", [2.5, 1, -1], [0.5, 2, 1]), wall("b", [2.5, 1, 1], [0.5, 2, 1])]);
     const me = w.handleOf("me");
     const r = w.moveCharacter(me, [1.8, 0, 0]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BodyDef } from "../../shared/engine/index.ts";
 import { builtin, worldWith } from "./helpers.ts";
 
-/** Seed 000: spheres r=1 at x=0 and 1.5 (penetration 0.5), projection slop 0.05, percent 0.4. */
+/** The positional-correction case: spheres r=1 at x=0 and 1.5 (penetration 0.5), projection slop 0.05, percent 0.4. */
 const settings = {
   gravity: [0, 0, 0] as [number, number, number],
   velocityIterations: 1,
@@ -17,7 +17,7 @@ const sphere = (id: string, x: number, type: BodyDef["type"] = "dynamic"): BodyD
   mass: 1,
 });
 
-describe("projection positional correction (seed 000)", () => {
+describe("projection positional correction (classic linear projection)", () => {
   it("moves A to -0.09 and B to 1.59 after one tick, velocities stay 0", () => {
     const { world: w } = builtin("positional-correction");
     w.step();

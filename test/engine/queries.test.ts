@@ -108,7 +108,8 @@ describe("getAabb and getBoundingRadius", () => {
   });
 });
 
-describe("queryAabb", () => {
+/** queryAabb: what it finds, result order, the out array and the visitor. */
+function queryAabbBasicsTests(): void {
   it("finds bodies before the first step, after it, just created, and never removed ones", () => {
     const w = worldWith({ gravity: [0, 0, 0] }, [GROUND, box("a", [0, 1, 0]), box("far", [30, 1, 0]), ball("b", [2, 1, 0])]);
     const ids = (hs: number[]) => hs.map((h) => w.idOf(h));
@@ -164,7 +165,10 @@ describe("queryAabb", () => {
     expect(() => w.queryAabb([Number.NaN, 0, 0], [1, 1, 1])).toThrow(/not NaN/);
     expect(w.queryAabb([Number.NEGATIVE_INFINITY, 0, 0], [Number.POSITIVE_INFINITY, 1, 1])).toEqual([]);
   });
+}
 
+/** queryAabb: against a brute-force scan through a churning world. */
+function queryAabbScanTests(): void {
   it("matches a scan of every body's getAabb through steps, moves, teleports, creations and removals", () => {
     const rng = createPrng(7);
     const wall = (id: string, position: Vec3Tuple, half: Vec3Tuple): BodyDef => ({ id, type: "static", shape: { type: "box", halfExtents: half }, position });
@@ -221,7 +225,10 @@ describe("queryAabb", () => {
       check();
     }
   });
+}
 
+/** queryAabb: far bodies, and no queries from a skip callback. */
+function queryAabbIsolationTests(): void {
   it("keeps character moves and raycasts independent of bodies far away", () => {
     const w = worldWith({ gravity: [0, 0, 0] }, [
       GROUND,
@@ -245,6 +252,12 @@ describe("queryAabb", () => {
     expect(() => w.raycast([0, 5, 0], [0, -1, 0], 10, () => w.queryAabb([0, 0, 0], [1, 1, 1]).length > 0)).toThrow(/skip callback/);
     expect(w.raycast([0, 5, 0], [0, -1, 0], 10)?.id).toBe("ground");
   });
+}
+
+describe("queryAabb", () => {
+  queryAabbBasicsTests();
+  queryAabbScanTests();
+  queryAabbIsolationTests();
 });
 
 describe("codes and the read-only view", () => {

@@ -13,7 +13,8 @@ const box = (id: string, position: [number, number, number], extra: Partial<Body
   ...extra,
 });
 
-describe("world API", () => {
+/** world API: handles, body lifetime, impulses and velocities. */
+function handleAndVelocityTests(): void {
   it("handles carry a generation: a removed body's handle stays invalid after its slot is reused", () => {
     const w = new World();
     const a = w.createBody(box("a", [0, 5, 0]));
@@ -65,7 +66,10 @@ describe("world API", () => {
     expect(w.getPosition(h)[0]).toBeCloseTo(1, 9);
     expect(w.getAngularVelocity(h)[1]).toBeCloseTo(2, 9);
   });
+}
 
+/** world API: kinematic moves, raycasts and contacts. */
+function kinematicRaycastContactTests(): void {
   it("moveKinematic reaches the target pose exactly and pushes what it meets", () => {
     const w = worldWith({ sleep: false }, [
       GROUND,
@@ -125,7 +129,10 @@ describe("world API", () => {
     // The points hold the box: Σλ over a sub-step ≈ m g h.
     expect(contacts[0].impulse).toBeCloseTo((1 * 9.81) / 240, 3);
   });
+}
 
+/** world API: removals, refused input and profiling. */
+function removalAndRefusalTests(): void {
   it("bodies leaving the world bounds are removed and reported", () => {
     const w = worldWith({ sleep: false, bounds: { min: [-10, -10, -10], max: [10, 10, 10] } }, [box("falls", [0, 0, 0]), box("stays", [0, 0, 5], { type: "static" })]);
     let removed: string[] = [];
@@ -200,4 +207,10 @@ describe("world API", () => {
     expect(p.total).toBeGreaterThan(0);
     expect(p.broad + p.narrow + p.solve + p.integrate + p.islands).toBeLessThanOrEqual(p.total + 1e-9);
   });
+}
+
+describe("world API", () => {
+  handleAndVelocityTests();
+  kinematicRaycastContactTests();
+  removalAndRefusalTests();
 });

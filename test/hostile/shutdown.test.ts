@@ -11,22 +11,55 @@ afterAll(async () => {
   cleanupDirs();
 });
 
+/** Two players in the arena room `busy` and one in a player-created room; `players` holds all three. */
+async function joinPlayers(url: string, busy: string): Promise<{ players: Room<unknown, RoomState>[]; own: Room<unknown, RoomState> }> {
+  const players: Room<unknown, RoomState>[] = [];
+  for (let i = 0; i < 2; i++) {
+    const room = (await new Client(url).joinById(busy, {}, RoomState)) as Room<unknown, RoomState>;
+    room.onMessage(MSG_WELCOME, () => {});
+    players.push(room);
+  }
+  // A player-created room too, with someone in it.
+  const own = (await new Client(url).create("physics", { scenario: "stack10" }, RoomState)) as Room<unknown, RoomState>;
+  own.onMessage(MSG_WELCOME, () => {});
+  players.push(own);
+  return { players, own };
+}
+
+/** Each room's replay ends with an end line for the shutdown and verifies. */
+async function expectReplaysEndedByShutdown(replayDir: string, roomIds: string[]): Promise<void> {
+  for (const roomId of roomIds) {
+    const file = join(replayDir, `${roomId}.ndjson`);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
+    const report = await verifyReplay(file);
+    expect(report.divergence).toBeNull();
+    expect(report.ended).toBe(true);
+    expect(report.truncated).toBeNull();
+  }
+}
+
+/** Each replay file ends with a keyframe and an end line for the shutdown, and verifies. */
+async function expectReplaysEndWithKeyframeAndShutdown(replayDir: string, files: string[]): Promise<void> {
+  for (const name of files) {
+    const file = join(replayDir, name);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(JSON.parse(lines[lines.length - 2])).toMatchObject({ type: "keyframe" });
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
+    const report = await verifyReplay(file);
+    expect(report.divergence).toBeNull();
+    expect(report.ended).toBe(true);
+    expect(report.truncated).toBeNull();
+  }
+}
+
 describe("SIGTERM", () => {
   it("stops accepting joins, tells clients (4001), closes every replay and exits 0 within 5 s", async () => {
     const replayDir = tempDir("replays");
     const server = await spawnServer({ ADMIN_TOKEN: "test-admin-token", REPLAY_DIR: replayDir });
     const busy = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: "arena" }))).roomId;
     const empty = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: "stack10" }))).roomId;
-    const players: Room<unknown, RoomState>[] = [];
-    for (let i = 0; i < 2; i++) {
-      const room = (await new Client(server.url).joinById(busy, {}, RoomState)) as Room<unknown, RoomState>;
-      room.onMessage(MSG_WELCOME, () => {});
-      players.push(room);
-    }
-    // A player-created room too, with someone in it.
-    const own = (await new Client(server.url).create("physics", { scenario: "stack10" }, RoomState)) as Room<unknown, RoomState>;
-    own.onMessage(MSG_WELCOME, () => {});
-    players.push(own);
+    const { players, own } = await joinPlayers(server.url, busy);
     const codes = players.map((room) => new Promise<number>((res) => room.onLeave((code) => res(code))));
     players[0].send(MSG_MOVE, { vx: 2, vz: 1 });
     players[1].send(MSG_SPAWN, { shape: "box", size: 0.3 });
@@ -62,15 +95,7 @@ describe("SIGTERM", () => {
     expect(server.logs(/shutting down/).length).toBe(1);
 
     // Every replay was flushed and closed with an end line, and verifies.
-    for (const roomId of [busy, empty, own.roomId]) {
-      const file = join(replayDir, `${roomId}.ndjson`);
-      const lines = readFileSync(file, "utf8").trim().split("\n");
-      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
-      const report = await verifyReplay(file);
-      expect(report.divergence).toBeNull();
-      expect(report.ended).toBe(true);
-      expect(report.truncated).toBeNull();
-    }
+    await expectReplaysEndedByShutdown(replayDir, [busy, empty, own.roomId]);
   });
 
   it("with a deaf client, a half-joined socket and a reserved seat in one room: every replay ends with a keyframe and `shutdown`, exit 0 within 5 s", async () => {
@@ -108,15 +133,6 @@ describe("SIGTERM", () => {
 
     const files = readdirSync(replayDir).filter((f) => f.endsWith(".ndjson"));
     expect(files.sort()).toEqual([`${hostile}.ndjson`, `${other}.ndjson`].sort());
-    for (const name of files) {
-      const file = join(replayDir, name);
-      const lines = readFileSync(file, "utf8").trim().split("\n");
-      expect(JSON.parse(lines[lines.length - 2])).toMatchObject({ type: "keyframe" });
-      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ type: "end", reason: "shutdown" });
-      const report = await verifyReplay(file);
-      expect(report.divergence).toBeNull();
-      expect(report.ended).toBe(true);
-      expect(report.truncated).toBeNull();
-    }
+    await expectReplaysEndWithKeyframeAndShutdown(replayDir, files);
   });
 });

@@ -173,7 +173,8 @@ describe("world bounds", () => {
   });
 });
 
-describe("scene geometry", () => {
+/** scene geometry: stack10, pyramid20, pile1000 and heap1000. */
+function stackAndPileGeometryTests(): void {
   it("stack10: ten unit boxes exactly touching, box0 at the bottom", () => {
     const s = scene("stack10");
     expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
@@ -242,7 +243,10 @@ describe("scene geometry", () => {
     expect(new Set(boxes.map((b) => b.rotation!.join(","))).size).toBe(1000);
     expect(boxes[0].rotation).toEqual([0.3220256497122115, 0.006951244593546275, 0.8413432576135492, 0.4340422606086298]);
   });
+}
 
+/** scene geometry: rain2000, positional-correction and bounce. */
+function rainAndSmallScenesGeometryTests(): void {
   it("rain2000: 2000 spheres of radius 0.5 on a 20 x 5 x 20 grid, 1.2 m apart, from y = 2", () => {
     const s = scene("rain2000");
     expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
@@ -259,7 +263,7 @@ describe("scene geometry", () => {
     expect(axis(0)[1] - axis(0)[0]).toBeCloseTo(1.2, 12);
   });
 
-  it("positional-correction: seed 000 exactly", () => {
+  it("positional-correction: two unit spheres overlapping 0.5 m, slop 0.05, 40 % per pass", () => {
     const s = scene("positional-correction");
     expect(s.world).toEqual({
       gravity: [0, 0, 0],
@@ -283,7 +287,10 @@ describe("scene geometry", () => {
       ["e09", [2, 5, 0], 0.9, { type: "sphere", radius: 0.5 }],
     ]);
   });
+}
 
+/** scene geometry: friction-ramp, failure-lab and fiedler-cubes. */
+function rampLabAndCubesGeometryTests(): void {
   it("friction-ramp: boxes rest on a 20° ramp descending toward -x, effective μ 0.5 and 0.2", () => {
     const s = scene("friction-ramp");
     expect(s.world).toEqual({ sleep: false, bounds: BOUNDS });
@@ -354,7 +361,10 @@ describe("scene geometry", () => {
     const sumX = boxes.reduce((acc, b) => acc + b.position[0], 0);
     expect(Math.abs(sumX)).toBeLessThan(1e-9);
   });
+}
 
+/** scene geometry: arena. */
+function arenaGeometryTests(): void {
   it("arena: 150 boxes and 50 spheres resting inside four walls without overlaps", () => {
     const s = scene("arena");
     expect(s.world).toEqual({ bounds: BOUNDS });
@@ -399,6 +409,13 @@ describe("scene geometry", () => {
       }
     }
   });
+}
+
+describe("scene geometry", () => {
+  stackAndPileGeometryTests();
+  rainAndSmallScenesGeometryTests();
+  rampLabAndCubesGeometryTests();
+  arenaGeometryTests();
 });
 
 describe("shared/scenarios sources", () => {

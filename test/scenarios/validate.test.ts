@@ -179,7 +179,8 @@ describe("validateScenario: quaternions", () => {
   });
 });
 
-describe("validateScenario: rejected input", () => {
+/** rejected input: non-objects, unknown keys, non-finite numbers and wrong types. */
+function rejectsMalformedInputTests(): void {
   it("rejects non-objects at the root", () => {
     for (const input of [null, undefined, 3, "x", [], true]) {
       expect(issuesOf(input)).toEqual(single("(root)", "expected object"));
@@ -255,7 +256,10 @@ describe("validateScenario: rejected input", () => {
     );
     expect(issuesOf(scenario([7]))).toEqual(single("bodies[0]", "expected object"));
   });
+}
 
+/** rejected input: missing fields, names and ids, sizes, masses and materials. */
+function rejectsMissingAndOutOfRangeFieldTests(): void {
   it("reports missing required fields", () => {
     expect(issuesOf({})).toEqual([
       { path: "name", message: "is required" },
@@ -315,7 +319,10 @@ describe("validateScenario: rejected input", () => {
       single("bodies[0].linearDamping", "must be >= 0"),
     );
   });
+}
 
+/** rejected input: world settings, bounds, size limits and body count. */
+function rejectsWorldAndLimitViolationTests(): void {
   it("checks world settings ranges", () => {
     const world = (w: Json) => issuesOf(scenario(undefined, { world: w }));
     expect(world({ tickRate: 0.5 })).toEqual([
@@ -376,7 +383,10 @@ describe("validateScenario: rejected input", () => {
     expect(DEFAULT_SCENARIO_LIMITS.maxBodies).toBe(20000);
     expect(issuesOf(scenario(many(20001)))).toEqual(single("bodies", "at most 20000 bodies"));
   });
+}
 
+/** rejected input: how several issues are reported. */
+function issueReportTests(): void {
   it("reports several problems at once, in document order", () => {
     const input = {
       name: "bad name",
@@ -412,6 +422,13 @@ describe("validateScenario: rejected input", () => {
     const issues = issuesOf(scenario(undefined, { ["k".repeat(10000)]: 1 }));
     expect(issues).toEqual(single("(root)", `unknown key "${"k".repeat(64)}..."`));
   });
+}
+
+describe("validateScenario: rejected input", () => {
+  rejectsMalformedInputTests();
+  rejectsMissingAndOutOfRangeFieldTests();
+  rejectsWorldAndLimitViolationTests();
+  issueReportTests();
 });
 
 describe("validateScenario: input is not mutated", () => {
@@ -479,13 +496,15 @@ describe("parseScenarioJson and formatIssues", () => {
   });
 });
 
-describe("validateScenario: physical limits", () => {
-  const world = (w: Json, bodies?: unknown[]) => validateScenario(scenario(bodies, { world: w }));
-  const worldIssues = (w: Json, bodies?: unknown[]) => issuesOf(scenario(bodies, { world: w }));
-  const bodyIssues = (extra: Json) => issuesOf(scenario([sphere("a", extra)]));
+// Shorthands of the physical-limits tests.
+const validateWorld = (w: Json, bodies?: unknown[]) => validateScenario(scenario(bodies, { world: w }));
+const worldIssues = (w: Json, bodies?: unknown[]) => issuesOf(scenario(bodies, { world: w }));
+const bodyIssues = (extra: Json) => issuesOf(scenario([sphere("a", extra)]));
 
+/** physical limits: gravity, mass, density and the kinetic energy they allow. */
+function gravityMassAndEnergyLimitTests(): void {
   it("bounds gravity to ±1000 m/s² per component; 1e300 froze every body", () => {
-    expect(world({ gravity: [1000, -1000, 1000], restitutionThreshold: 200 }).ok).toBe(true);
+    expect(validateWorld({ gravity: [1000, -1000, 1000], restitutionThreshold: 200 }).ok).toBe(true);
     expect(worldIssues({ gravity: [0, -1000.5, 0] })).toEqual(single("world.gravity[1]", "must be within ±1000 m/s²"));
     expect(worldIssues({ gravity: [1e300, 0, 0] })).toEqual(single("world.gravity[0]", "must be within ±1000 m/s²"));
     // Why: in the engine, 1e300 m/s² overflows the velocity step and the speed cap then zeroes it, so a
@@ -534,7 +553,10 @@ describe("validateScenario: physical limits", () => {
     expect(perBody * DEFAULT_SCENARIO_LIMITS.maxBodies).toBeLessThan(1e30);
     expect(8e9 * PHYSICAL_LIMITS.maxDensity).toBeLessThanOrEqual(PHYSICAL_LIMITS.maxMass);
   });
+}
 
+/** physical limits: mass ratio, the other knobs and the restitution threshold floor. */
+function massRatioKnobAndThresholdLimitTests(): void {
   it("bounds the mass ratio of dynamic bodies to 1e6, naming the heaviest and the lightest", () => {
     const at = (id: string, mass: number) => sphere(id, { mass, position: [Number(id.length), 0, 0] });
     expect(validateScenario(scenario([at("a", 1), at("bb", 1e6)])).ok).toBe(true);
@@ -586,23 +608,28 @@ describe("validateScenario: physical limits", () => {
     expect(minRestitutionThreshold([0, 0, 0])).toBe(0.2);
     expect(minRestitutionThreshold([0, -1.62, 0])).toBe(0.2);
     expect(minRestitutionThreshold([0, -100, 0])).toBe(10);
-    expect(world({ restitutionThreshold: 0.981 }).ok).toBe(true);
+    expect(validateWorld({ restitutionThreshold: 0.981 }).ok).toBe(true);
     const low = worldIssues({ restitutionThreshold: 0 });
     expect(low).toHaveLength(1);
     expect(low[0].path).toBe("world.restitutionThreshold");
     expect(low[0].message).toMatch(/^must be >= 0\.981 m\/s with this gravity \(\|gravity\| × 0\.1 s, and at least 0\.2 m\/s\); .*pump energy/);
     expect(worldIssues({ restitutionThreshold: 0.98 })[0].message).toMatch(/^must be >= 0\.981 m\/s/);
-    expect(world({ gravity: [0, 0, 0], restitutionThreshold: 0.2 }).ok).toBe(true);
+    expect(validateWorld({ gravity: [0, 0, 0], restitutionThreshold: 0.2 }).ok).toBe(true);
     expect(worldIssues({ gravity: [0, 0, 0], restitutionThreshold: 0.19 })[0].message).toMatch(/^must be >= 0\.2 m\/s/);
     // Absent, the engine default (1 m/s) is checked: too low under 100 m/s².
     const strong = worldIssues({ gravity: [0, -100, 0] });
     expect(strong).toHaveLength(1);
     expect(strong[0].path).toBe("world.restitutionThreshold");
     expect(strong[0].message).toMatch(/^the default 1 m\/s is too low for this gravity: set it to at least 10 m\/s/);
-    expect(world({ gravity: [0, -100, 0], restitutionThreshold: 10 }).ok).toBe(true);
+    expect(validateWorld({ gravity: [0, -100, 0], restitutionThreshold: 10 }).ok).toBe(true);
     // Invalid gravity is reported once, not again through the threshold.
     expect(worldIssues({ gravity: [0, -1e9, 0], restitutionThreshold: 0 })).toHaveLength(1);
   });
+}
+
+describe("validateScenario: physical limits", () => {
+  gravityMassAndEnergyLimitTests();
+  massRatioKnobAndThresholdLimitTests();
 
   describe("restitution 1 cannot pump energy into a resting stack", () => {
     /** stack10 with every body at restitution 1: highest KE + PE over `seconds`, over the start's. */

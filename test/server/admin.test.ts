@@ -12,7 +12,8 @@ afterAll(async () => {
   await srv.close();
 });
 
-describe("admin API over real HTTP", () => {
+/** admin API: read-only endpoints, authentication and bad input. */
+function readAndRefusalTests(): void {
   it("serves health, readiness, scenarios and a placeholder page", async () => {
     expect(await (await admin(srv.url, "GET", "/health", undefined, null)).json()).toEqual({ status: "ok" });
     const ready = await admin(srv.url, "GET", "/ready", undefined, null);
@@ -81,7 +82,10 @@ describe("admin API over real HTTP", () => {
     expect((await admin(srv.url, "GET", "/rooms/nosuchroom", undefined, null)).status).toBe(404);
     expect((await admin(srv.url, "DELETE", `/rooms/${roomId}`)).status).toBe(204);
   });
+}
 
+/** admin API: a room's lifecycle, settings, scenarios, metrics and replay. */
+function roomLifecycleTests(): void {
   it("creates rooms, lists them, changes settings, loads scenarios and serves the replay", async () => {
     const roomId = await createRoom(srv.url, { scenario: "stack10", patchRateMs: 100 });
     const rooms = (await (await admin(srv.url, "GET", "/rooms", undefined, null)).json()) as { roomId: string; scenario: string; bodies: number }[];
@@ -134,4 +138,9 @@ describe("admin API over real HTTP", () => {
     await player.leave();
     expect((await admin(srv.url, "DELETE", `/rooms/${roomId}`)).status).toBe(204);
   });
+}
+
+describe("admin API over real HTTP", () => {
+  readAndRefusalTests();
+  roomLifecycleTests();
 });

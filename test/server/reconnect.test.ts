@@ -111,21 +111,21 @@ describe("reconnection after a network drop", () => {
   });
 });
 
+/** Records, on every patch B decodes, whether the avatar body and its avatar entry are there. */
+function watchAvatar(observer: TestRoom, bodyId: string, sessionId: string): { missing: number; patches: number } {
+  const seen = { missing: 0, patches: 0 };
+  observer.onStateChange(() => {
+    seen.patches++;
+    if (!observer.state.bodies.has(bodyId) || !observer.state.avatars.has(sessionId)) seen.missing++;
+  });
+  return seen;
+}
+
 /**
  * A second party presents a live session's reconnection token while the session's socket is still open
  * (what a client on a half-open connection does): the newer connection takes the session over.
  */
 describe("a reconnection for a live session", () => {
-  /** Records, on every patch B decodes, whether the avatar body and its avatar entry are there. */
-  function watchAvatar(observer: TestRoom, bodyId: string, sessionId: string): { missing: number; patches: number } {
-    const seen = { missing: 0, patches: 0 };
-    observer.onStateChange(() => {
-      seen.patches++;
-      if (!observer.state.bodies.has(bodyId) || !observer.state.avatars.has(sessionId)) seen.missing++;
-    });
-    return seen;
-  }
-
   it("replaces the old socket (closed with CLOSE_REPLACED) and keeps the session, seat and avatar", async () => {
     const roomId = (await json<{ roomId: string }>(api(server.url, "POST", "/rooms", { scenario: scene }))).roomId;
     const a = await enter(server.url, roomId);

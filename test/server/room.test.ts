@@ -22,7 +22,8 @@ afterAll(async () => {
   await srv.close();
 });
 
-describe("physics room over real sockets", () => {
+/** physics room: shared state, pushing, spawning and impulses. */
+function sharedStateTests(): void {
   it("two clients see the same bodies; one pushes a box with its avatar and both see it move", async () => {
     const roomId = await createRoom(srv.url, { scenario: scene });
     const a = await joinRoom(srv.url, roomId);
@@ -83,7 +84,10 @@ describe("physics room over real sockets", () => {
     await a.leave();
     await b.leave();
   });
+}
 
+/** physics room: rejected messages and room limits. */
+function rejectionAndLimitTests(): void {
   it("rejects invalid messages with a reason; the room keeps running and the other client is unaffected", async () => {
     const roomId = await createRoom(srv.url, { scenario: scene });
     const a = await joinRoom(srv.url, roomId);
@@ -141,7 +145,10 @@ describe("physics room over real sockets", () => {
     await waitForState(c, "two spawned bodies", (s) => s.bodies.has("s1") && s.bodies.has("s2"));
     await c.leave();
   });
+}
 
+/** physics room: resting patches and player-created rooms. */
+function patchAndCreationTests(): void {
   it("sends nothing for sleeping and static bodies: a resting room's patch is only the clock", async () => {
     const roomId = await createRoom(srv.url, { scenario: "fiedler-cubes" });
     const a = await joinRoom(srv.url, roomId);
@@ -174,4 +181,10 @@ describe("physics room over real sockets", () => {
     await expect(new Client(srv.url).create("physics", { scenario: huge, maxBodies: 20000 }, RoomState)).rejects.toThrow(/scenario.bodies: at most 3000 bodies/);
     await expect(new Client(srv.url).create("physics", { scenario: "nope" }, RoomState)).rejects.toThrow(/unknown built-in scenario/);
   });
+}
+
+describe("physics room over real sockets", () => {
+  sharedStateTests();
+  rejectionAndLimitTests();
+  patchAndCreationTests();
 });

@@ -32,7 +32,8 @@ const script = new Map<number, SimInput[]>([
   [150, [{ type: "leave", session: "p1" }]],
 ]);
 
-describe("RoomSim", () => {
+/** RoomSim: determinism and avatars. */
+function determinismAndAvatarTests(): void {
   it("is a pure function of scenario and timed inputs (same hashes in two runs)", () => {
     const a = run(flat, script, 240);
     const b = run(flat, script, 240);
@@ -92,7 +93,10 @@ describe("RoomSim", () => {
     for (let i = 0; i < 120; i++) stand.step();
     expect(stand.world.getPosition(stand.avatars[0].handle)[1]).toBeGreaterThan(1 + AVATAR.halfExtents[1] - 0.05);
   });
+}
 
+/** RoomSim: settings, ignored inputs and scenario reloads. */
+function settingsInputsAndLoadTests(): void {
   it("applies settings as a room-level material override and restores own materials", () => {
     const { sim } = run(flat, new Map([[1, [{ type: "settings", patch: { friction: 0.9, restitution: 0.4, velocityIterations: 8 } }]]]), 2);
     const crate = sim.world.handleOf("crate");
@@ -135,4 +139,9 @@ describe("RoomSim", () => {
     expect(sim.world.handleOf("avatar-a")).toBeGreaterThanOrEqual(0);
     expect(sim.tick).toBe(2);
   });
+}
+
+describe("RoomSim", () => {
+  determinismAndAvatarTests();
+  settingsInputsAndLoadTests();
 });
