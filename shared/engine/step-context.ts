@@ -10,7 +10,7 @@ export class StepContext {
   /** Step length and its inverse, s and 1/s. */
   dt = 0;
   invDt = 0;
-  /** Soft step (sub-steps with relaxation) or the seeds' projection method. */
+  /** Soft step (sub-steps with relaxation) or the classic linear-projection method. */
   soft = true;
   /** Sub-steps per step (soft) or velocity iterations (projection). */
   iterations = 1;

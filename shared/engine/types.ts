@@ -70,12 +70,12 @@ export interface PositionCorrectionSettings {
    * "soft" (default): Box2D v3-style soft step. Each velocity iteration is a sub-step that integrates
    * velocities, solves contacts with a spring-damper bias, integrates positions and then relaxes without
    * bias. Stiff and stable for stacks, no separate position pass.
-   * "projection": the seeds' pass (seed 000/001): the velocity solve has no positional bias; after
-   * integrating positions every manifold's deepest penetration is pushed apart linearly,
-   * max(depth - slop, 0) * percent / (invMassA + invMassB), split by inverse mass.
+   * "projection": the classic positional-correction pass (Catto's "linear projection"): the velocity
+   * solve has no positional bias; after integrating positions every manifold's deepest penetration is
+   * pushed apart linearly, max(depth - slop, 0) * percent / (invMassA + invMassB), split by inverse mass.
    */
   method: PositionCorrectionMethod;
-  /** Penetration allowed before correction, metres. Projection: seed's slop. Soft: allowed resting overlap. */
+  /** Penetration allowed before correction, metres. Projection: only depth beyond it is corrected. Soft: resting overlap. */
   slop: number;
   /** Fraction of the remaining penetration removed per pass (projection only), 0..1. */
   percent: number;

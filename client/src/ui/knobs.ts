@@ -90,11 +90,11 @@ export class KnobsPanel {
     this.body.append(row("scenario", this.scenarioSelect, load, reset));
   }
 
-  /** Seed 001's demo: the five-box stack at 8 or 1 iterations. */
+  /** The stack demo: the five-box stack at 8 or 1 iterations, warm starting off. */
   private addDemo(): void {
     const demo = el("div", { className: "demo" });
     demo.append(
-      el("div", { className: "demo-title" }, "Seed 001 demo · warm starting off"),
+      el("div", { className: "demo-title" }, "Stack demo · warm starting off"),
       button("Drop stack · 8 iterations", () => this.load(seed001Stack(8))),
       button("Drop stack · 1 iteration", () => this.load(seed001Stack(1))),
       el(

@@ -522,9 +522,10 @@ export class ContactSolver {
   }
 
   /**
-   * The seeds' positional correction (seed 000): per manifold, the deepest current penetration beyond
-   * the slop is pushed apart by `percent`, split by inverse mass along the normal; static partners never
-   * move and pairs whose inverse masses sum to zero are skipped. Linear only, as in the seeds.
+   * The classic positional-correction pass (Catto's "linear projection"): per manifold, the deepest
+   * current penetration beyond the slop is pushed apart by `percent`, split by inverse mass along the
+   * normal; static partners never move and pairs whose inverse masses sum to zero are skipped. Linear
+   * only: no rotation is corrected.
    */
   projectPositions(sb: SolverBodies, bodies: BodyStore): void {
     const slop = this.ctx.slop;

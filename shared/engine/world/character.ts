@@ -36,8 +36,8 @@ const contactSlot = new Int32Array(MAX_CONTACTS);
 const sortIndex = new Int32Array(MAX_CONTACTS);
 
 /**
- * Moves the kinematic body in `slot` by the desired delta and resolves its overlaps with the method of
- * seed 004: contacts are handled deepest first, and for each one the correction already applied is
+ * Moves the kinematic body in `slot` by the desired delta and resolves its overlaps by
+ * accumulated correction: contacts are handled deepest first, and for each one the correction already applied is
  * projected onto that contact's penetration vector, so only the remainder is applied. A character
  * wedged between two walls is pushed out once, not by the sum of both penetrations, and sliding along a
  * wall keeps the tangential part of the motion. Long moves are split into sub-moves of at most half the
@@ -103,7 +103,7 @@ function resolveOverlaps(bodies: BodyStore, broad: BroadPhase, slot: number, blo
       }
       sortIndex[j + 1] = v;
     }
-    // Seed 004: for each contact, project the correction accumulated so far onto its penetration
+    // Accumulated correction: for each contact, project the correction accumulated so far onto its penetration
     // vector p = n·depth and apply only the remainder (1 - proj)·p. Repeating the sweep over the same
     // contacts converges for non-orthogonal normals (wedges), where one sweep leaves some overlap.
     let cx = 0;

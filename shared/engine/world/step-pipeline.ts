@@ -270,7 +270,7 @@ export class StepPipeline {
     }
   }
 
-  /** Soft sub-steps with relaxation (Box2D v3's soft step), or the seeds' projection method. */
+  /** Soft sub-steps with relaxation (Box2D v3's soft step), or the classic linear-projection method. */
   private solve(): void {
     const ctx = this.ctx;
     const sb = this.solverBodies;

@@ -354,7 +354,7 @@ export class World {
 
   /**
    * Moves a kinematic character by `delta` right away and resolves its overlaps with static and
-   * kinematic bodies (seed 004's accumulated correction; see character.ts). For the next step its
+   * kinematic bodies (accumulated correction over the contacts; see character.ts). For the next step its
    * velocity is the movement made divided by dt, so the solver shoves the dynamic bodies it touches.
    */
   moveCharacter(

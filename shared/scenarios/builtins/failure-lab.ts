@@ -1,7 +1,7 @@
 import type { Scenario } from "../format.ts";
 import { builtinBounds, REFERENCE_DENSITY, REFERENCE_FRICTION, REFERENCE_RESTITUTION, staticBox } from "./common.ts";
 
-/** Seed 002's tunnelling case: a 0.1 m sphere at 300 m/s (5 m per 60 Hz tick) toward a 0.1 m thick wall. */
+/** The tunnelling case: a 0.1 m sphere at 300 m/s (5 m per 60 Hz tick) toward a 0.1 m thick wall. */
 export const BULLET_RADIUS = 0.1;
 export const BULLET_SPEED = 300;
 export const WALL_HALF_THICKNESS = 0.05;

@@ -2,8 +2,9 @@ import type { Scenario } from "../format.ts";
 import { builtinBounds, REFERENCE_FRICTION, REFERENCE_RESTITUTION } from "./common.ts";
 
 /**
- * Seed 000: two 1 kg spheres of radius 1 overlapping by 0.5 m in zero gravity, separated only by the
- * projection pass (slop 0.05, percent 0.4, one pass per tick), so each tick's push can be checked by hand.
+ * The positional-correction case: two 1 kg spheres of radius 1 overlapping by 0.5 m in zero gravity,
+ * separated only by the projection pass (slop 0.05, percent 0.4, one pass per tick), so each tick's push
+ * can be checked by hand.
  */
 export function positionalCorrection(): Scenario {
   const sphere = (id: string, x: number) => ({
@@ -17,7 +18,7 @@ export function positionalCorrection(): Scenario {
   });
   return {
     name: "positional-correction",
-    description: "Two overlapping spheres in zero gravity pushed apart by projection-style positional correction (seed 000); the overlap shrinks by a fixed fraction each tick.",
+    description: "Two overlapping spheres in zero gravity pushed apart by projection-style positional correction (slop 0.05, 40 % per pass); the overlap shrinks by a fixed fraction each tick.",
     world: {
       gravity: [0, 0, 0],
       velocityIterations: 1,
