@@ -1,4 +1,4 @@
-import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_MOVING, CAT_SLEEPING } from "../dynamics/body-store.ts";
+import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, grow } from "../dynamics/body-store.ts";
 
 export { CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, CAT_STATIC } from "../dynamics/body-store.ts";
 
@@ -187,24 +187,12 @@ export class BroadPhase {
     if (n <= this.member.length) return;
     let cap = this.member.length;
     while (cap < n) cap *= 2;
-    const m = new Uint8Array(cap);
-    m.set(this.member);
-    this.member = m;
-    const l = new Uint8Array(cap);
-    l.set(this.large);
-    this.large = l;
-    const r = new Int32Array(cap * 4);
-    r.set(this.range);
-    this.range = r;
-    const c = new Uint8Array(cap);
-    c.set(this.counted);
-    this.counted = c;
-    const q = new Uint8Array(cap);
-    q.set(this.isPending);
-    this.isPending = q;
-    const x = new Float64Array(cap * 3);
-    x.set(this.center);
-    this.center = x;
+    this.member = grow(this.member, cap);
+    this.large = grow(this.large, cap);
+    this.range = grow(this.range, cap * 4);
+    this.counted = grow(this.counted, cap);
+    this.isPending = grow(this.isPending, cap);
+    this.center = grow(this.center, cap * 3);
   }
 
   private cellAt(ci: number, cj: number): Cell {

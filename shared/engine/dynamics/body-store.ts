@@ -33,7 +33,8 @@ export function slotOf(handle: number): number {
 
 const scratchMatrix = new Float64Array(9);
 
-function grow<T extends Float64Array | Int32Array | Uint8Array | Uint16Array>(arr: T, size: number): T {
+/** A copy of a typed array in a new one of `size` elements (the rest zero). */
+export function grow<T extends Float64Array | Int32Array | Uint8Array | Uint16Array>(arr: T, size: number): T {
   const next = new (arr.constructor as { new (n: number): T })(size);
   next.set(arr);
   return next;
