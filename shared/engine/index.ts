@@ -22,6 +22,7 @@ export type {
   BodyDef,
   BodyType,
   BoxShapeDef,
+  CollisionGroups,
   PositionCorrectionMethod,
   PositionCorrectionSettings,
   QuatTuple,
@@ -38,6 +39,8 @@ export { shapeInertia, shapeVolume } from "./dynamics/mass.ts";
 export type { StepProfile } from "./world/profile.ts";
 export { packBodyState } from "./world/state-hash.ts";
 export {
+  type ContactEvent,
+  type ContactEventType,
   type ContactInfo,
   ENGINE_VERSION,
   type RaycastHit,
@@ -45,4 +48,5 @@ export {
   type RemovedBody,
   type StepStats,
   World,
+  type WorldSnapshot,
 } from "./world/world.ts";

@@ -61,6 +61,20 @@ export interface BodyDef {
   linearDamping?: number;
   /** Angular damping per second. Default 0. */
   angularDamping?: number;
+  /**
+   * 16-bit masks (Rapier's rule): A and B collide only when (A.memberships & B.filter) != 0 and
+   * (B.memberships & A.filter) != 0. Default: every bit in both.
+   */
+  collisionGroups?: CollisionGroups;
+  /** A sensor never produces contact forces and is never pushed; it reports overlaps as events. */
+  sensor?: boolean;
+}
+
+export interface CollisionGroups {
+  /** Groups the body belongs to, 0..0xffff. */
+  memberships: number;
+  /** Groups the body collides with, 0..0xffff. */
+  filter: number;
 }
 
 export type PositionCorrectionMethod = "soft" | "projection";

@@ -1,6 +1,6 @@
-import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, grow } from "../dynamics/body-store.ts";
+import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, CAT_STATIC_SENSOR, grow } from "../dynamics/body-store.ts";
 
-export { CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, CAT_STATIC } from "../dynamics/body-store.ts";
+export { CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, CAT_STATIC, CAT_STATIC_SENSOR } from "../dynamics/body-store.ts";
 
 /** Switch sweep axis only when another axis' spread is clearly larger (avoids rebuilding back and forth). */
 const AXIS_HYSTERESIS = 1.5;
@@ -497,15 +497,17 @@ export class BroadPhase {
       const min2 = lo2[i];
       const max2 = hi2[i];
       // An awake body pairs with anything; otherwise only with awake bodies, or (moving kinematic vs
-      // sleeping) so the sleeper can be woken.
+      // sleeping) so the sleeper can be woken, or (moving kinematic vs static sensor) so a zone senses a
+      // character.
       const any = c === CAT_AWAKE;
-      const wakeable = c === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : c === CAT_SLEEPING ? CAT_KINEMATIC_MOVING : -1;
+      const wakeable = c === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : c === CAT_SLEEPING || c === CAT_STATIC_SENSOR ? CAT_KINEMATIC_MOVING : -1;
+      const sensed = c === CAT_KINEMATIC_MOVING ? CAT_STATIC_SENSOR : -1;
       const si = order[i];
       const ri = si * 4;
       for (let j = i + 1; j < n && keys[j] <= maxI; j++) {
         if (!any) {
           const cj2 = cats[j];
-          if (cj2 !== CAT_AWAKE && cj2 !== wakeable) continue;
+          if (cj2 !== CAT_AWAKE && cj2 !== wakeable && cj2 !== sensed) continue;
         }
         // One combined test instead of four branches: the individual outcomes are unpredictable, the
         // combined one is almost always "no overlap".
@@ -537,7 +539,8 @@ export class BroadPhase {
       const L = this.largeList[k];
       const cL = category[L];
       const anyL = cL === CAT_AWAKE;
-      const wakeL = cL === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : cL === CAT_SLEEPING ? CAT_KINEMATIC_MOVING : -1;
+      const wakeL = cL === CAT_KINEMATIC_MOVING ? CAT_SLEEPING : cL === CAT_SLEEPING || cL === CAT_STATIC_SENSOR ? CAT_KINEMATIC_MOVING : -1;
+      const sensedL = cL === CAT_KINEMATIC_MOVING ? CAT_STATIC_SENSOR : -1;
       const l6 = L * 6;
       const minA = aabb[l6 + axis];
       const maxA = aabb[l6 + 3 + axis];
@@ -559,7 +562,7 @@ export class BroadPhase {
         for (let j = 0; j < cell.count && keys[j] <= maxA; j++) {
           const sj = order[j];
           const cj2 = category[sj];
-          if (!anyL && cj2 !== CAT_AWAKE && cj2 !== wakeL) continue;
+          if (!anyL && cj2 !== CAT_AWAKE && cj2 !== wakeL && cj2 !== sensedL) continue;
           const j6 = sj * 6;
           if (
             (+(aabb[j6 + 3 + axis] >= minA) &
@@ -585,7 +588,7 @@ export class BroadPhase {
       for (let m = k + 1; m < this.largeCount; m++) {
         const M = this.largeList[m];
         const cM = category[M];
-        if (!anyL && cM !== CAT_AWAKE && cM !== wakeL) continue;
+        if (!anyL && cM !== CAT_AWAKE && cM !== wakeL && cM !== sensedL) continue;
         const m6 = M * 6;
         if (aabb[m6] > aabb[l6 + 3] || aabb[m6 + 3] < aabb[l6]) continue;
         if (aabb[m6 + 1] > aabb[l6 + 4] || aabb[m6 + 4] < aabb[l6 + 1]) continue;

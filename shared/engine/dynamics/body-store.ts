@@ -20,6 +20,8 @@ export const CAT_SLEEPING = 1;
 export const CAT_KINEMATIC_IDLE = 2;
 export const CAT_KINEMATIC_MOVING = 3;
 export const CAT_AWAKE = 4;
+/** A static sensor: static in every respect, but a moving kinematic body (a character) pairs with it. */
+export const CAT_STATIC_SENSOR = 5;
 
 /** Handles pack a slot index (low 20 bits) and the slot's generation (next 11 bits). */
 const SLOT_BITS = 20;
@@ -32,6 +34,19 @@ export function slotOf(handle: number): number {
 }
 
 const scratchMatrix = new Float64Array(9);
+
+/** Every membership bit and every filter bit: collides with everything (the default). */
+export const ALL_GROUPS = -1;
+
+/** Memberships (high 16 bits) and filter (low 16 bits) in one int32. */
+export function packGroups(memberships: number, filter: number): number {
+  return ((memberships & 0xffff) << 16) | (filter & 0xffff);
+}
+
+/** Rapier's rule: A and B collide when (mA & fB) != 0 and (mB & fA) != 0. */
+export function groupsCollide(ga: number, gb: number): boolean {
+  return ((ga >>> 16) & gb & 0xffff) !== 0 && ((gb >>> 16) & ga & 0xffff) !== 0;
+}
 
 /** A copy of a typed array in a new one of `size` elements (the rest zero). */
 export function grow<T extends Float64Array | Int32Array | Uint8Array | Uint16Array>(arr: T, size: number): T {
@@ -77,6 +92,13 @@ export class BodyStore {
   restitution = new Float64Array(0);
   linearDamping = new Float64Array(0);
   angularDamping = new Float64Array(0);
+  /**
+   * Collision groups: memberships in the high 16 bits, filter in the low 16 (Rapier's layout). Two bodies
+   * collide when each one's memberships meet the other's filter.
+   */
+  groups = new Int32Array(0);
+  /** 1: a sensor (reports overlaps as events, never pushes nor is pushed). */
+  sensor = new Uint8Array(0);
 
   sleeping = new Uint8Array(0);
   sleepTimer = new Float64Array(0);
@@ -141,6 +163,8 @@ export class BodyStore {
     this.restitution = grow(this.restitution, cap);
     this.linearDamping = grow(this.linearDamping, cap);
     this.angularDamping = grow(this.angularDamping, cap);
+    this.groups = grow(this.groups, cap);
+    this.sensor = grow(this.sensor, cap);
     this.sleeping = grow(this.sleeping, cap);
     this.sleepTimer = grow(this.sleepTimer, cap);
     this.sleepNext = grow(this.sleepNext, cap);
@@ -237,6 +261,9 @@ export class BodyStore {
     this.restitution[slot] = def.restitution ?? BODY_DEFAULTS.restitution;
     this.linearDamping[slot] = def.linearDamping ?? BODY_DEFAULTS.linearDamping;
     this.angularDamping[slot] = def.angularDamping ?? BODY_DEFAULTS.angularDamping;
+    const g = def.collisionGroups;
+    this.groups[slot] = g === undefined ? ALL_GROUPS : packGroups(g.memberships, g.filter);
+    this.sensor[slot] = def.sensor === true ? 1 : 0;
     this.sleeping[slot] = 0;
     this.sleepTimer[slot] = 0;
     this.sleepNext[slot] = -1;
@@ -252,7 +279,7 @@ export class BodyStore {
       if (this.kinematicCount === this.kinematicList.length) this.kinematicList = grow(this.kinematicList, this.kinematicCount * 2);
       this.kinematicIndex[slot] = this.kinematicCount;
       this.kinematicList[this.kinematicCount++] = slot;
-    } else this.activity[slot] = CAT_STATIC;
+    } else this.activity[slot] = def.sensor === true ? CAT_STATIC_SENSOR : CAT_STATIC;
     this.updateWorldInertia(slot);
     return slot;
   }

@@ -7,7 +7,7 @@
  * Sign conventions: n points from A to B; relative velocity is vB + ωB × rB - vA - ωA × rA;
  * an impulse λ n is applied +B, -A.
  */
-export const CS = 140;
+export const CS = 144;
 // Header
 export const D_AB = 0; // 3: centre of A minus centre of B at the start of the step
 export const MU = 3;
@@ -37,7 +37,7 @@ export const MASS_SCALE = 52;
 export const IMPULSE_SCALE = 53;
 // Points
 export const POINTS = 56;
-export const PS = 21;
+export const PS = 22;
 export const RAXN = 0; // rA × n
 export const RBXN = 3;
 export const IAXN = 6; // I_A⁻¹ (rA × n)
@@ -54,4 +54,9 @@ export const LMAX = 17;
  * material points of their bodies: sep0 + n·(ΔpB + (RB - I) rB - ΔpA - (RA - I) rA) (Box2D v3).
  */
 export const RA = 18;
-
+/**
+ * Normal impulse this point applied during the step, less the warm-start impulse it started with: each
+ * sub-step's warm start adds the impulse it re-applies, so with the final impulse added at the end this is
+ * the step's total (every sub-step, the bounce included). For contact events; not read by the solver.
+ */
+export const TOTAL = 21;

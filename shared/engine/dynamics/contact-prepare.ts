@@ -1,8 +1,8 @@
 import { type BodyStore, DYNAMIC } from "./body-store.ts";
-import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TWIST_MASS, VN0 } from "./constraint-layout.ts";
+import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TOTAL, TWIST_MASS, VN0 } from "./constraint-layout.ts";
 import type { StepContext } from "../step-context.ts";
 import type { ContactSolver } from "./contact-solver.ts";
-import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "./contact-store.ts";
+import { CONTACT_POINT_STRIDE, type ContactStore, FLAG_SENSOR, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "./contact-store.ts";
 import type { SolverBodies } from "./solver-bodies.ts";
 
 /**
@@ -54,7 +54,8 @@ export function prepareContacts(solver: ContactSolver, contacts: ContactStore, b
   for (let i = 0; i < contacts.awakeCount; i++) {
     const c = awakeContacts[i];
     const count = contacts.pointCount[c];
-    if (count === 0) continue;
+    // Sensors report overlap; they are never solved.
+    if (count === 0 || (contacts.flags[c] & FLAG_SENSOR) !== 0) continue;
     const a = contacts.bodyA[c];
     const b = contacts.bodyB[c];
     const awakeA = bodies.type[a] === DYNAMIC && bodies.sleeping[a] === 0;
@@ -210,6 +211,7 @@ export function prepareContacts(solver: ContactSolver, contacts: ContactStore, b
       cs[p + RA + 2] = raz - 0.5 * sep0 * nz;
       cs[p + LN] = s.warmStarting ? pts[q + P_IMPULSE] : 0;
       cs[p + LMAX] = 0;
+      cs[p + TOTAL] = -cs[p + LN];
       cs[p + VN0] = dvn + wbX * xbx + wbY * xby + wbZ * xbz - (waX * xax + waY * xay + waZ * xaz);
       const ddx = mx - cx;
       const ddy = my - cy;

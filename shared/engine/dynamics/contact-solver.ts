@@ -1,5 +1,5 @@
 import type { BodyStore } from "./body-store.ts";
-import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TWIST_MASS, VN0 } from "./constraint-layout.ts";
+import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TOTAL, TWIST_MASS, VN0 } from "./constraint-layout.ts";
 import { prepareContacts } from "./contact-prepare.ts";
 import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, POINT_STRIDE } from "./contact-store.ts";
 import { D_QUAT, SD, type SolverBodies } from "./solver-bodies.ts";
@@ -78,6 +78,7 @@ export class ContactSolver {
       for (let k = 0; k < count; k++) {
         const p = o + POINTS + k * PS;
         const ln = cs[p + LN];
+        cs[p + TOTAL] += ln;
         px += ln * nx;
         py += ln * ny;
         pz += ln * nz;
@@ -115,7 +116,11 @@ export class ContactSolver {
       const o = i * CS;
       cs[o + L_T1] = cs[o + L_T2] = cs[o + L_TW] = 0;
       const count = ints[i * 4 + 2];
-      for (let k = 0; k < count; k++) cs[o + POINTS + k * PS + LN] = 0;
+      for (let k = 0; k < count; k++) {
+        const p = o + POINTS + k * PS;
+        cs[p + TOTAL] += cs[p + LN];
+        cs[p + LN] = 0;
+      }
     }
   }
 
@@ -595,7 +600,13 @@ export class ContactSolver {
       const c = ints[i * 4 + 3];
       const base = c * CONTACT_POINT_STRIDE;
       const count = ints[i * 4 + 2];
-      for (let k = 0; k < count; k++) pts[base + k * POINT_STRIDE + P_IMPULSE] = cs[o + POINTS + k * PS + LN];
+      let total = 0;
+      for (let k = 0; k < count; k++) {
+        const p = o + POINTS + k * PS;
+        pts[base + k * POINT_STRIDE + P_IMPULSE] = cs[p + LN];
+        total += cs[p + TOTAL] + cs[p + LN];
+      }
+      contacts.stepImpulse[c] = total;
       const lt1 = cs[o + L_T1];
       const lt2 = cs[o + L_T2];
       const f = c * 4;

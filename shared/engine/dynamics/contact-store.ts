@@ -1,7 +1,8 @@
 import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "../collision/manifold.ts";
 import { ENGINE_CONSTANTS } from "../config.ts";
 import { inverseRotateVec, rotateVec } from "../math/quat.ts";
-import { type BodyStore, SPHERE } from "./body-store.ts";
+import { type BodyStore, groupsCollide, SPHERE } from "./body-store.ts";
+import { CONTACT_END, type ContactEventLog, SENSOR_EXIT } from "./contact-events.ts";
 
 /** Per point: localA xyz, localB xyz, separation, normal impulse, world midpoint xyz, spare. */
 export const POINT_STRIDE = 12;
@@ -18,6 +19,12 @@ export const FLAG_RECYCLABLE = 1;
 export const FLAG_TOUCHING = 2;
 /** The normal belongs to B's face (stored in B's frame); otherwise to A's. */
 const FLAG_NORMAL_OF_B = 4;
+/** One body is a sensor: overlap is reported, never solved (never touching for islands and wake-ups). */
+export const FLAG_SENSOR = 8;
+/** A begin/enter event was reported and its end/exit has not been yet. */
+export const FLAG_REPORTED = 16;
+/** Bits that belong to the pair, not to the manifold of one step. */
+const PAIR_FLAGS = FLAG_SENSOR | FLAG_REPORTED;
 
 const EMPTY = -1;
 
@@ -46,6 +53,8 @@ export class ContactStore {
   friction = new Float64Array(0);
   /** Relative pose at build: B's centre in A's frame (xyz), qA* ⊗ qB (xyzw), then the margin used. */
   buildPose = new Float64Array(0);
+  /** Normal impulse the contact applied during the step, summed over points (solver → events). */
+  stepImpulse = new Float64Array(0);
 
   /**
    * Per-body contact lists (Box2D's contact edges): contact c has edge 2c in bodyA's list and 2c+1 in
@@ -104,6 +113,7 @@ export class ContactStore {
     this.ids = growI(this.ids, MAX_MANIFOLD_POINTS);
     this.friction = growF(this.friction, 4);
     this.buildPose = growF(this.buildPose, 8);
+    this.stepImpulse = growF(this.stepImpulse, 1);
     this.edgeNext = growI(this.edgeNext, 2);
     this.edgePrev = growI(this.edgePrev, 2);
     this.awakeIndex = growI(this.awakeIndex, 1);
@@ -152,15 +162,16 @@ export class ContactStore {
     return i < 0 ? -1 : this.tableIndex[i];
   }
 
-  /** Creates an empty contact for the pair (a < b) and returns its index. */
-  add(a: number, b: number, stamp: number): number {
+  /** Creates an empty contact for the pair (a < b) and returns its index; `sensor`: either body is one. */
+  add(a: number, b: number, stamp: number, sensor: boolean): number {
     if (this.count + 1 > this.capacity) this.ensureCapacity(this.count + 1);
     const c = this.count++;
     this.bodyA[c] = a;
     this.bodyB[c] = b;
     this.pointCount[c] = 0;
-    this.flags[c] = 0;
+    this.flags[c] = sensor ? FLAG_SENSOR : 0;
     this.stamp[c] = stamp;
+    this.stepImpulse[c] = 0;
     const f = c * 4;
     this.friction[f] = this.friction[f + 1] = this.friction[f + 2] = this.friction[f + 3] = 0;
     this.insertKey(a, b, c);
@@ -236,8 +247,15 @@ export class ContactStore {
     if (next >= 0) this.edgePrev[next] = to;
   }
 
-  /** Removes contact c; the last contact moves into its index. */
-  removeAt(c: number): void {
+  /**
+   * Removes contact c; the last contact moves into its index. A contact whose begin (enter) was reported
+   * logs its end (exit) in `events` first.
+   */
+  removeAt(c: number, events: ContactEventLog, bodies: BodyStore): void {
+    const flags = this.flags[c];
+    if ((flags & FLAG_REPORTED) !== 0) {
+      events.push(bodies, (flags & FLAG_SENSOR) !== 0 ? SENSOR_EXIT : CONTACT_END, this.bodyA[c], this.bodyB[c], 0);
+    }
     this.deleteKey(this.bodyA[c], this.bodyB[c]);
     this.deactivate(c);
     this.unlink(2 * c, this.bodyA[c]);
@@ -260,7 +278,24 @@ export class ContactStore {
       this.ids.copyWithin(c * MAX_MANIFOLD_POINTS, last * MAX_MANIFOLD_POINTS, (last + 1) * MAX_MANIFOLD_POINTS);
       this.friction.copyWithin(c * 4, last * 4, last * 4 + 4);
       this.buildPose.copyWithin(c * 8, last * 8, last * 8 + 8);
+      this.stepImpulse[c] = this.stepImpulse[last];
       this.tableIndex[this.findSlot(this.bodyA[c], this.bodyB[c])] = c;
+    }
+  }
+
+  /**
+   * Removes the contacts of `slot` that the collision groups now filter out (after a groups change),
+   * logging the end of those that were reported. Allocates: between steps only.
+   */
+  removeFiltered(slot: number, bodies: BodyStore, events: ContactEventLog): void {
+    // Pairs first, then removal by pair: a removal moves another contact (and its edges) to a new index.
+    const filtered: number[] = [];
+    for (let e = this.bodyHead[slot]; e >= 0; e = this.edgeNext[e]) {
+      if (!groupsCollide(bodies.groups[slot], bodies.groups[this.otherBody(e)])) filtered.push(this.bodyA[e >> 1], this.bodyB[e >> 1]);
+    }
+    for (let k = 0; k < filtered.length; k += 2) {
+      const c = this.find(filtered[k]!, filtered[k + 1]!);
+      if (c >= 0) this.removeAt(c, events, bodies);
     }
   }
 
@@ -357,7 +392,8 @@ export class ContactStore {
       const f = c * 4;
       this.friction[f] = this.friction[f + 1] = this.friction[f + 2] = this.friction[f + 3] = 0;
     }
-    let flags = (touching ? FLAG_TOUCHING : 0) | (ofB ? FLAG_NORMAL_OF_B : 0);
+    const pair = this.flags[c] & PAIR_FLAGS;
+    let flags = (touching && (pair & FLAG_SENSOR) === 0 ? FLAG_TOUCHING : 0) | (ofB ? FLAG_NORMAL_OF_B : 0) | pair;
     if (out.normalOwner !== NORMAL_OF_NEITHER || out.count === 0) {
       flags |= FLAG_RECYCLABLE;
       relativePose(this.buildPose, c * 8, bodies, a, b);
@@ -455,7 +491,8 @@ export class ContactStore {
       pts[o + P_MID + 2] = iz + h * nz;
       if (sep <= touchDistance) touching = true;
     }
-    this.flags[c] = (this.flags[c] & ~FLAG_TOUCHING) | (touching ? FLAG_TOUCHING : 0);
+    const flags = this.flags[c];
+    this.flags[c] = (flags & ~FLAG_TOUCHING) | (touching && (flags & FLAG_SENSOR) === 0 ? FLAG_TOUCHING : 0);
   }
 
   /** Smallest separation of contact c's points (Infinity with no points). */

@@ -45,6 +45,8 @@ export interface BodyView {
   readonly angVel: ReadonlyNumberArray;
   /** 1 if the body sleeps. */
   readonly sleeping: ReadonlyNumberArray;
+  /** 1 if the body is a sensor. */
+  readonly sensor: ReadonlyNumberArray;
   /** Handle of the body in a live slot. */
   handleOf(slot: number): number;
   /** Id of the body in a slot, or undefined for a free slot. */
@@ -65,6 +67,7 @@ export class StoreView implements BodyView {
   vel!: ReadonlyNumberArray;
   angVel!: ReadonlyNumberArray;
   sleeping!: ReadonlyNumberArray;
+  sensor!: ReadonlyNumberArray;
   private readonly store: BodyStore;
 
   constructor(store: BodyStore) {
@@ -85,6 +88,7 @@ export class StoreView implements BodyView {
     this.vel = s.vel;
     this.angVel = s.angVel;
     this.sleeping = s.sleeping;
+    this.sensor = s.sensor;
     return this;
   }
 

@@ -1,7 +1,7 @@
 import type { BroadPhase } from "../collision/broad-phase.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
 import { ManifoldOut } from "../collision/manifold.ts";
-import { type BodyStore, DYNAMIC } from "../dynamics/body-store.ts";
+import { type BodyStore, DYNAMIC, groupsCollide } from "../dynamics/body-store.ts";
 
 export interface CharacterMoveOptions {
   /**
@@ -152,6 +152,8 @@ function gatherPenetrations(bodies: BodyStore, broad: BroadPhase, slot: number, 
   for (let k = 0; k < found; k++) {
     const s = candidates[k];
     if (s === slot) continue;
+    // Sensors never block, and neither do bodies the collision groups filter out.
+    if (bodies.sensor[s] === 1 || !groupsCollide(bodies.groups[slot], bodies.groups[s])) continue;
     // Static and kinematic bodies always block (two avatars do not walk through each other).
     if (bodies.type[s] === DYNAMIC && !blockDynamic) continue;
     manifold.margin = margin;

@@ -2,9 +2,10 @@ import { ENGINE_CONSTANTS } from "../config.ts";
 import { BroadPhase } from "../collision/broad-phase.ts";
 import { ManifoldOut } from "../collision/manifold.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
-import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, SPHERE } from "../dynamics/body-store.ts";
+import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, DYNAMIC, groupsCollide, SPHERE } from "../dynamics/body-store.ts";
+import { CONTACT_BEGIN, CONTACT_END, type ContactEventLog, SENSOR_ENTER, SENSOR_EXIT } from "../dynamics/contact-events.ts";
 import { ContactSolver } from "../dynamics/contact-solver.ts";
-import type { ContactStore } from "../dynamics/contact-store.ts";
+import { type ContactStore, FLAG_REPORTED, FLAG_SENSOR } from "../dynamics/contact-store.ts";
 import { Islands, wakeIsland } from "../dynamics/islands.ts";
 import { SolverBodies } from "../dynamics/solver-bodies.ts";
 import type { WorldSettings } from "../types.ts";
@@ -46,6 +47,7 @@ export interface RemovedBody {
 export interface PipelineHost {
   readonly bodies: BodyStore;
   readonly contacts: ContactStore;
+  readonly events: ContactEventLog;
   readonly settings: WorldSettings;
   readonly profiling: boolean;
   readonly profile: StepProfile;
@@ -85,6 +87,7 @@ export class StepPipeline {
     const ctx = this.ctx;
     ctx.begin(w.settings, prof);
     if (w.removedLastStep.length > 0) w.removedLastStep.length = 0;
+    w.events.beginStep();
     stats.narrowPairs = 0;
     stats.recycled = 0;
     stats.sweptPairs = 0;
@@ -101,6 +104,7 @@ export class StepPipeline {
     const t2 = prof ? now() : 0;
 
     this.solve();
+    this.reportContacts();
     const t3 = prof ? now() : 0;
 
     this.finalize();
@@ -112,6 +116,7 @@ export class StepPipeline {
     }
     this.clearKinematicMoves();
     stats.awakeContacts = w.contacts.awakeCount;
+    w.events.endStep();
     if (prof) {
       const t5 = now();
       p.broad = t1 - t0;
@@ -159,11 +164,15 @@ export class StepPipeline {
     const stamp = ++this.pairStamp;
     const contacts = this.world.contacts;
     const pairs = this.broad.pairs;
+    const groups = this.world.bodies.groups;
+    const sensor = this.world.bodies.sensor;
     for (let k = 0; k < this.broad.pairCount; k++) {
       const a = pairs[2 * k];
       const b = pairs[2 * k + 1];
+      // Filtered pairs never become contacts; two sensors do not sense each other.
+      if (!groupsCollide(groups[a], groups[b]) || (sensor[a] & sensor[b]) === 1) continue;
       const c = contacts.find(a, b);
-      if (c < 0) contacts.add(a, b, stamp);
+      if (c < 0) contacts.add(a, b, stamp, (sensor[a] | sensor[b]) === 1);
       else contacts.stamp[c] = stamp;
     }
     const activity = this.world.bodies.activity;
@@ -174,7 +183,7 @@ export class StepPipeline {
       const ca = activity[contacts.bodyA[c]];
       const cb = activity[contacts.bodyB[c]];
       if (ca === CAT_AWAKE || cb === CAT_AWAKE || ca === CAT_KINEMATIC_MOVING || cb === CAT_KINEMATIC_MOVING) {
-        contacts.removeAt(c);
+        contacts.removeAt(c, this.world.events, this.world.bodies);
       }
     }
   }
@@ -251,7 +260,8 @@ export class StepPipeline {
         contacts.storeManifold(c, this.manifold, b);
       }
       if (swept && prof) ctx.ccdMs += now() - t0;
-      if (ca === CAT_SLEEPING || cb === CAT_SLEEPING) {
+      contacts.stepImpulse[c] = 0;
+      if ((ca === CAT_SLEEPING || cb === CAT_SLEEPING) && (contacts.flags[c] & FLAG_SENSOR) === 0) {
         const count = contacts.pointCount[c];
         if (count === 0) continue;
         // Wake when touching, or when the closing speed covers the gap within this step. The closing
@@ -308,6 +318,41 @@ export class StepPipeline {
     solver.storeImpulses(this.world.contacts);
     this.world.lastStepStats.constraints = solver.count;
     sb.store(b);
+  }
+
+  /**
+   * Contact and sensor events: a pair that touches now and was not reported begins (enters), one that
+   * was reported and no longer touches ends (exits). Contacts that end by being removed (bodies parted,
+   * removed, filtered) report from the contact store. Only pairs with an active body can change, so the
+   * others are not visited; pairs with no dynamic body have no contact events (a sensor senses any body).
+   * Touching: a sensor overlaps (some point at or below zero separation); a solid contact overlaps or
+   * took a normal impulse this step (a speculative contact that caught a fast body touched within it).
+   */
+  private reportContacts(): void {
+    const contacts = this.world.contacts;
+    const b = this.world.bodies;
+    const events = this.world.events;
+    const cat = b.activity;
+    const awake = contacts.awake;
+    for (let i = 0; i < contacts.awakeCount; i++) {
+      const c = awake[i];
+      const a = contacts.bodyA[c];
+      const bb = contacts.bodyB[c];
+      const ca = cat[a];
+      const cb = cat[bb];
+      if (ca !== CAT_AWAKE && cb !== CAT_AWAKE && ca !== CAT_KINEMATIC_MOVING && cb !== CAT_KINEMATIC_MOVING) continue;
+      const flags = contacts.flags[c];
+      const sensor = (flags & FLAG_SENSOR) !== 0;
+      if (!sensor && b.type[a] !== DYNAMIC && b.type[bb] !== DYNAMIC) continue;
+      const impulse = contacts.stepImpulse[c];
+      contacts.stepImpulse[c] = 0;
+      const touching = (impulse > 0 && !sensor) || contacts.minSeparation(c) <= 0;
+      const reported = (flags & FLAG_REPORTED) !== 0;
+      if (touching === reported) continue;
+      contacts.flags[c] = flags ^ FLAG_REPORTED;
+      if (sensor) events.push(b, touching ? SENSOR_ENTER : SENSOR_EXIT, a, bb, 0);
+      else events.push(b, touching ? CONTACT_BEGIN : CONTACT_END, a, bb, touching ? impulse : 0);
+    }
   }
 
   /**

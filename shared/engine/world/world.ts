@@ -1,18 +1,25 @@
 import { MATERIAL_LIMITS, resolveSettings } from "../config.ts";
 import type { BroadPhase } from "../collision/broad-phase.ts";
-import { BodyStore, DYNAMIC, KINEMATIC, SPHERE, STATIC } from "../dynamics/body-store.ts";
-import { CONTACT_POINT_STRIDE, ContactStore, FLAG_TOUCHING, P_IMPULSE, P_MID, P_SEPARATION, POINT_STRIDE } from "../dynamics/contact-store.ts";
+import { BodyStore, DYNAMIC, KINEMATIC, packGroups, SPHERE, STATIC } from "../dynamics/body-store.ts";
+import { type ContactEvent, ContactEventLog } from "../dynamics/contact-events.ts";
+import { ContactStore } from "../dynamics/contact-store.ts";
 import { wakeIsland } from "../dynamics/islands.ts";
-import { inverseRotateVec, normalizeQuatAt } from "../math/quat.ts";
-import type { Aabb, BodyDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
+import { normalizeQuatAt } from "../math/quat.ts";
+import type { Aabb, BodyDef, CollisionGroups, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
 import { type BodyView, StoreView } from "./body-view.ts";
 import { type RaycastHit, SpatialQueries } from "./queries.ts";
 import { type CharacterMoveOptions, type CharacterMoveResult, moveCharacterBody } from "./character.ts";
 import { emptyProfile, type StepProfile } from "./profile.ts";
+import { type ContactInfo, kineticEnergyOf, visitContacts } from "./readers.ts";
+import { setKinematicTarget } from "./body-motion.ts";
 import { emptyStats, type PipelineHost, type RemovalReason, type RemovedBody, StepPipeline, type StepStats } from "./step-pipeline.ts";
 
-export type { RaycastHit, RemovalReason, RemovedBody, StepStats };
+export type { ContactInfo, RaycastHit, RemovalReason, RemovedBody, StepStats };
 import { hashBodies } from "./state-hash.ts";
+import { captureWorld, restoreWorld, type WorldParts, type WorldSnapshot } from "./snapshot.ts";
+
+export type { WorldSnapshot } from "./snapshot.ts";
+export type { ContactEvent, ContactEventType } from "../dynamics/contact-events.ts";
 
 /**
  * Changes whenever a code change alters simulation results. Replays record it and refuse to verify
@@ -24,18 +31,7 @@ export const ENGINE_VERSION = "1.3.0";
 // sphere-box contacts along the motion, contact damping ratio 8.
 
 
-export interface ContactInfo {
-  a: number;
-  b: number;
-  /** From a to b. */
-  normal: Vec3Tuple;
-  points: { position: Vec3Tuple; separation: number; normalImpulse: number }[];
-  touching: boolean;
-}
 
-const scratch4 = new Float64Array(4);
-const scratch3 = new Float64Array(3);
-const _scratch9 = new Float64Array(9);
 
 /**
  * The engine's stores behind a world, for engine tests and tools only (see internal.ts); not part of the
@@ -72,6 +68,7 @@ export class World {
 
   private readonly bodies = new BodyStore();
   private readonly contacts = new ContactStore();
+  private readonly events = new ContactEventLog();
   /**
    * The current settings. Change them only through `updateSettings`, which replaces the object (the step
    * re-resolves its scalars when the object changes, not when a field of it is written).
@@ -120,7 +117,7 @@ export class World {
     // Only the body's own contacts: removing a contact unlinks it, so the list head moves on.
     for (let e = contacts.firstEdge(slot); e >= 0; e = contacts.firstEdge(slot)) {
       wakeIsland(this.bodies, contacts, contacts.otherBody(e));
-      contacts.removeAt(e >> 1);
+      contacts.removeAt(e >> 1, this.events, this.bodies);
     }
     this.pipeline.broad.remove(slot);
     this.bodies.remove(slot);
@@ -311,45 +308,7 @@ export class World {
     if (rotation) this.finite("moveKinematic rotation", rotation, 4);
     const b = this.bodies;
     if (b.type[slot] !== KINEMATIC) throw new Error("moveKinematic needs a kinematic body");
-    const s3 = slot * 3;
-    const s4 = slot * 4;
-    const t = slot * 7;
-    const inv = this.settings.tickRate;
-    b.target[t] = position[0];
-    b.target[t + 1] = position[1];
-    b.target[t + 2] = position[2];
-    b.vel[s3] = (position[0] - b.pos[s3]) * inv;
-    b.vel[s3 + 1] = (position[1] - b.pos[s3 + 1]) * inv;
-    b.vel[s3 + 2] = (position[2] - b.pos[s3 + 2]) * inv;
-    const q = rotation ?? [b.rot[s4], b.rot[s4 + 1], b.rot[s4 + 2], b.rot[s4 + 3]];
-    scratch4[0] = q[0];
-    scratch4[1] = q[1];
-    scratch4[2] = q[2];
-    scratch4[3] = q[3];
-    normalizeQuatAt(scratch4, 0);
-    for (let k = 0; k < 4; k++) b.target[t + 3 + k] = scratch4[k];
-    // ω from the quaternion difference dq = target ⊗ current*, small-angle: ω ≈ 2 dq.xyz / dt.
-    const cx = -b.rot[s4];
-    const cy = -b.rot[s4 + 1];
-    const cz = -b.rot[s4 + 2];
-    const cw = b.rot[s4 + 3];
-    const tx = scratch4[0];
-    const ty = scratch4[1];
-    const tz = scratch4[2];
-    const tw = scratch4[3];
-    let dx = tw * cx + tx * cw + ty * cz - tz * cy;
-    let dy = tw * cy - tx * cz + ty * cw + tz * cx;
-    let dz = tw * cz + tx * cy - ty * cx + tz * cw;
-    const dw = tw * cw - tx * cx - ty * cy - tz * cz;
-    if (dw < 0) {
-      dx = -dx;
-      dy = -dy;
-      dz = -dz;
-    }
-    b.angVel[s3] = 2 * dx * inv;
-    b.angVel[s3 + 1] = 2 * dy * inv;
-    b.angVel[s3 + 2] = 2 * dz * inv;
-    b.hasTarget[slot] = 1;
+    setKinematicTarget(b, slot, position, rotation, this.settings.tickRate);
   }
 
   /**
@@ -441,6 +400,49 @@ export class World {
   /** The ranges scenario validation applies to body definitions (MATERIAL_LIMITS), NaN and ±∞ excluded. */
   private material(what: string, v: number, max: number): void {
     if (!(Number.isFinite(v) && v >= 0 && v <= max)) throw new RangeError(`${what}: expected a finite number in [0, ${max}], got ${v}`);
+  }
+
+  // ---------------------------------------------------------------- collision groups, sensors, events
+
+  /**
+   * Sets a body's collision groups (16-bit masks; Rapier's rule, see BodyDef). Contacts the new groups
+   * filter out are removed at once (reporting their end), and the body and its partners wake.
+   */
+  setCollisionGroups(handle: number, groups: CollisionGroups): void {
+    const slot = this.slot(handle);
+    for (const [what, v] of [["memberships", groups.memberships], ["filter", groups.filter]] as const) {
+      if (!(Number.isInteger(v) && v >= 0 && v <= 0xffff)) throw new RangeError(`${what}: expected an integer in [0, 65535], got ${v}`);
+    }
+    const b = this.bodies;
+    b.groups[slot] = packGroups(groups.memberships, groups.filter);
+    this.wakeTouching(slot);
+    this.contacts.removeFiltered(slot, b, this.events);
+  }
+
+  getCollisionGroups(handle: number): CollisionGroups {
+    const g = this.bodies.groups[this.slot(handle)];
+    return { memberships: g >>> 16, filter: g & 0xffff };
+  }
+
+  /** Whether the body is a sensor (set at creation). */
+  isSensor(handle: number): boolean {
+    return this.bodies.sensor[this.slot(handle)] === 1;
+  }
+
+  /**
+   * Contact and sensor events, oldest first: those caused since the last step returned (a body removed
+   * while touching) and those of the last step. `contactBegin`/`contactEnd`: two bodies started or stopped
+   * touching (begin carries the step's largest normal impulse); `sensorEnter`/`sensorExit`: `a` is the
+   * sensor, `b` the body. The order follows the contacts' order, which depends only on the sequence of
+   * operations (deterministic). Valid until the next step.
+   */
+  forEachEvent(fn: (event: ContactEvent) => void): void {
+    this.events.forEach(fn);
+  }
+
+  /** How many events `forEachEvent` would visit. */
+  get eventCount(): number {
+    return this.events.count;
   }
 
   // ---------------------------------------------------------------- settings
@@ -551,28 +553,7 @@ export class World {
 
   /** Calls `fn` for every contact that has points (allocates; for tools and tests, not the hot path). */
   forEachContact(fn: (contact: ContactInfo) => void): void {
-    const c3 = this.contacts;
-    for (let c = 0; c < c3.count; c++) {
-      const count = c3.pointCount[c];
-      if (count === 0) continue;
-      const points: ContactInfo["points"] = [];
-      const base = c * CONTACT_POINT_STRIDE;
-      for (let k = 0; k < count; k++) {
-        const o = base + k * POINT_STRIDE;
-        points.push({
-          position: [c3.points[o + P_MID], c3.points[o + P_MID + 1], c3.points[o + P_MID + 2]],
-          separation: c3.points[o + P_SEPARATION],
-          normalImpulse: c3.points[o + P_IMPULSE],
-        });
-      }
-      fn({
-        a: this.bodies.handleOf(c3.bodyA[c]),
-        b: this.bodies.handleOf(c3.bodyB[c]),
-        normal: [c3.normal[c * 3], c3.normal[c * 3 + 1], c3.normal[c * 3 + 2]],
-        points,
-        touching: (c3.flags[c] & FLAG_TOUCHING) !== 0,
-      });
-    }
+    visitContacts(this.bodies, this.contacts, fn);
   }
 
   /** Dynamic bodies that are not sleeping. */
@@ -582,29 +563,41 @@ export class World {
 
   /** Σ ½ m v² + ½ ωᵀ I ω over dynamic bodies, joules. */
   kineticEnergy(): number {
-    const b = this.bodies;
-    let e = 0;
-    for (let s = 0; s < b.slotCount; s++) {
-      if (b.alive[s] === 0 || b.type[s] !== DYNAMIC) continue;
-      const s3 = s * 3;
-      const m = 1 / b.invMass[s];
-      const vx = b.vel[s3];
-      const vy = b.vel[s3 + 1];
-      const vz = b.vel[s3 + 2];
-      e += 0.5 * m * (vx * vx + vy * vy + vz * vz);
-      inverseRotateVec(scratch3, 0, b.rot, s * 4, b.angVel, s3);
-      e +=
-        0.5 *
-        (b.inertia[s3] * scratch3[0] * scratch3[0] +
-          b.inertia[s3 + 1] * scratch3[1] * scratch3[1] +
-          b.inertia[s3 + 2] * scratch3[2] * scratch3[2]);
-    }
-    return e;
+    return kineticEnergyOf(this.bodies);
   }
 
   /** Hash of the exact bits of every body's state (16 hex chars). */
   stateHash(): string {
     return hashBodies(this.bodies);
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  /**
+   * An exact copy of the world's state (snapshot.ts): a world restored from it steps on bit for bit like
+   * this one from here. Allocates (a copy of every store); plain data and typed arrays only.
+   */
+  snapshot(): WorldSnapshot {
+    return captureWorld(this, this.snapshotParts());
+  }
+
+  /**
+   * Replaces this world's state with a snapshot's (taken from any world); the snapshot is copied, not
+   * kept. Handles and body views taken before are invalid afterwards: call `view()` again.
+   */
+  restore(snapshot: WorldSnapshot): void {
+    restoreWorld(this, this.snapshotParts(), snapshot);
+  }
+
+  /** A new world in a snapshot's state. */
+  static fromSnapshot(snapshot: WorldSnapshot): World {
+    const world = new World();
+    world.restore(snapshot);
+    return world;
+  }
+
+  private snapshotParts(): WorldParts {
+    return { broad: this.pipeline.broad, pipeline: this.pipeline, queries: this.queries };
   }
 
   // ---------------------------------------------------------------- step
@@ -621,6 +614,7 @@ export class World {
     return {
       bodies: this.bodies,
       contacts: this.contacts,
+      events: this.events,
       get settings() {
         return world.settings;
       },
