@@ -1,4 +1,4 @@
-import { MapSchema } from "@colyseus/schema";
+import { ArraySchema, MapSchema } from "@colyseus/schema";
 import { type BodyView, BodyTypeCode } from "../shared/engine/index.ts";
 import {
   AvatarState,
@@ -104,6 +104,16 @@ export class StateSync {
     this.state.time = Math.round((sim.tick * 1000) / world.settings.tickRate);
     this.state.tickRate = world.settings.tickRate;
     if (this.state.scenario !== sim.scenario.name) this.state.scenario = sim.scenario.name;
+    if (this.cameraOf !== sim.scenario) this.syncCamera(sim);
+  }
+
+  /** The scenario whose camera hint the state holds. */
+  private cameraOf: RoomSim["scenario"] | null = null;
+
+  private syncCamera(sim: RoomSim): void {
+    this.cameraOf = sim.scenario;
+    const c = sim.scenario.camera;
+    this.state.camera = new ArraySchema<number>(...(c ? [...c.position, ...c.target] : []));
   }
 
   private ensureCapacity(n: number): void {
@@ -120,7 +130,7 @@ export class StateSync {
 
   private add(b: BodyView, s: number): void {
     const body = new BodyState();
-    body.kind = kindOf(b.type[s], b.shape[s]);
+    body.kind = kindOf(b.type[s], b.shape[s], b.sensor[s]);
     body.hx = b.half[s * 3];
     body.hy = b.half[s * 3 + 1];
     body.hz = b.half[s * 3 + 2];

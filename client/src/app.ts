@@ -1,6 +1,8 @@
-import type { JoinTarget } from "./net/connection.ts";
+import { MSG_RESTART, type RoomState } from "../../shared/net/index.ts";
+import { type JoinTarget, RoomGoneError } from "./net/connection.ts";
 import { RoomSession } from "./net/room-session.ts";
 import { SceneView } from "./render/scene-view.ts";
+import { ViewButtons } from "./render/view-buttons.ts";
 import { Motion } from "./sim/motion.ts";
 import { Dashboard, type DashboardElements, type LiveStats } from "./ui/dashboard.ts";
 import { InputPolicy } from "./ui/input-policy.ts";
@@ -21,15 +23,23 @@ export class PhysicsApp {
   readonly motion: Motion;
   readonly controls: InputPolicy;
   readonly dashboard: Dashboard;
+  readonly buttons: ViewButtons;
   framesRendered = 0;
   private readonly live: LiveStats;
+  /** A new seat: frame the scene with the next snapshot (which holds its camera hint). */
+  private framePending = false;
 
   constructor(el: AppElements, endpoint: string) {
     this.view = new SceneView(el.canvas);
     const session = (this.session = new RoomSession(endpoint));
     const motion = (this.motion = new Motion(session.snapshots));
-    this.dashboard = new Dashboard(el, session.admin, () => session.room?.roomId ?? "", session.gravity);
+    this.dashboard = new Dashboard(el, session.admin, () => session.room?.roomId ?? "");
     this.controls = new InputPolicy(el.canvas, session, this.view, motion, (m) => this.say(m));
+    this.buttons = new ViewButtons(
+      document.body,
+      () => (this.view.follow = !this.view.follow),
+      () => this.restart(),
+    );
     this.live = {
       get bytesIn() {
         return session.conn.bytesIn;
@@ -48,7 +58,7 @@ export class PhysicsApp {
       },
     };
     this.wire();
-    const resize = () => this.view.resize(el.canvas.clientWidth, el.canvas.clientHeight);
+    const resize = () => this.view.resize(el.canvas.clientWidth, el.canvas.clientHeight, coveredLeft(el.hud, el.canvas.clientWidth));
     window.addEventListener("resize", resize);
     resize();
     requestAnimationFrame(this.frame);
@@ -65,6 +75,7 @@ export class PhysicsApp {
       }
       view.refreshAvatar(session.avatarId);
       this.controls.reset();
+      if (newSession) this.framePending = true;
     };
     session.onWelcome = (w) => {
       dashboard.welcome(w);
@@ -72,14 +83,31 @@ export class PhysicsApp {
     };
     session.onSnapshot = (state, scenarioChanged) => {
       const feed = session.snapshots;
+      if (scenarioChanged || this.framePending) {
+        this.framePending = false;
+        view.requestFraming(cameraHint(state));
+      }
       if (feed.avatarSeen) this.motion.serverAvatar(state.tick, session.room?.sessionId ?? "", session.avatarId, feed.avatarServer);
       dashboard.snapshot(state, scenarioChanged, feed.buffer, feed.bodyCount, session.info?.kineticEnergy ?? Number.NaN);
     };
     session.onInfo = (info) => dashboard.info(info);
+    session.onRejected = (m) => dashboard.refused(m);
   }
 
+  /** Joins; a saved link to a room since closed is answered in the banner (a new room of its scenario, the lobby), not thrown. */
   async join(target: JoinTarget): Promise<void> {
-    await this.session.join(target);
+    try {
+      await this.session.join(target);
+    } catch (err) {
+      if (!(err instanceof RoomGoneError)) throw err;
+      this.dashboard.roomGone(err);
+    }
+  }
+
+  /** Asks the server to reload the room's scenario (for everyone in the room). */
+  restart(): void {
+    this.session.conn.send(MSG_RESTART, {});
+    this.say("restart requested");
   }
 
   say(message: string): void {
@@ -91,6 +119,7 @@ export class PhysicsApp {
     this.motion.advance(now, this.tick);
     this.motion.draw(now, this.view, this.session.avatarId);
     this.view.render();
+    this.buttons.showMode(this.view.follow);
     this.framesRendered++;
     this.dashboard.frame(now, this.live);
   };
@@ -100,4 +129,20 @@ export class PhysicsApp {
     const jump = this.controls.tick(now);
     this.motion.predict(now, this.controls.sentVx, this.controls.sentVz, jump, this.session.conn.rttMs);
   };
+}
+
+/** The scenario's camera hint from the room state (position then target), or null. */
+function cameraHint(state: RoomState): number[] | null {
+  const c = state.camera;
+  return c && c.length === 6 ? Array.from(c) : null;
+}
+
+/**
+ * How far from the window's left edge the HUD's panel reaches, px, when the window is wide enough for
+ * the view to make room for it (else 0: on a narrow screen the scene keeps the middle of the window).
+ */
+function coveredLeft(hud: HTMLElement, width: number): number {
+  const panel = hud.parentElement ?? hud;
+  const right = panel.getBoundingClientRect().right;
+  return right > 0 && width > 2.2 * right ? right : 0;
 }

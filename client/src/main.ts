@@ -49,6 +49,8 @@ const hooks = {
   bodyCount: () => app.session.snapshots.bodyCount,
   avatarServerPosition: () => [...app.session.snapshots.avatarServer],
   avatarPredictedPosition: () => [...app.motion.predictor.current],
+  /** Server tick of the newest snapshot (NaN before the first). */
+  snapshotTick: () => app.session.snapshots.newestTick,
   rejected: () => [...app.session.conn.rejected],
   connectionLog: () => [...app.session.conn.log],
   pixelStats: () => app.view.pixelStats(),
@@ -77,6 +79,20 @@ const hooks = {
     }
     return best;
   },
+  /** "follow" or "overview". */
+  get cameraMode() {
+    return app.view.follow ? "follow" : "overview";
+  },
+  /** How the scene was framed on join: "hint" (the scenario's camera), "bodies" (computed), "" (not yet). */
+  get framedBy() {
+    return app.view.framedBy;
+  },
+  /** The own avatar and the share of the scene's bodies inside the camera's view (projected bounds). */
+  viewReport: () => app.view.viewReport(),
+  cameraPosition: () => app.view.camera.position.toArray(),
+  cameraTarget: () => app.view.controls.target.toArray(),
+  /** Body ids of other players' avatars that carry a name tag. */
+  nameTags: () => app.view.marks.tagIds(),
   hud: () => ({ ...app.dashboard.values }),
   kineticPeak: () => app.dashboard.kineticPeak,
   resetKineticPeak: () => {

@@ -216,7 +216,8 @@ export function checkInput(v: unknown, path: string, line: number): SimInput {
   if (typeof type !== "string") throw new ReplayFileError(line, `${at(path, "type")}: must be a string, got ${describe(type)}`);
   switch (type) {
     case "join":
-    case "leave": {
+    case "leave":
+    case "restart": {
       onlyKeys(v, ["type", "session"], path, line);
       return { type, session: text(requireKey(v, "session", path, line), at(path, "session"), line, MAX_SESSION_LENGTH) };
     }
@@ -242,7 +243,7 @@ export function checkInput(v: unknown, path: string, line: number): SimInput {
       return { type, scenario: checkScenario(requireKey(v, "scenario", path, line), at(path, "scenario"), line) };
     }
     default:
-      throw new ReplayFileError(line, `${at(path, "type")}: unknown input type ${quote(type)} (known: join, leave, move, spawn, impulse, settings, load)`);
+      throw new ReplayFileError(line, `${at(path, "type")}: unknown input type ${quote(type)} (known: join, leave, move, spawn, impulse, settings, load, restart)`);
   }
 }
 

@@ -11,10 +11,12 @@ import {
   MSG_IMPULSE,
   MSG_MOVE,
   MSG_REJECTED,
+  MSG_RESTART,
   MSG_SPAWN,
   MSG_WELCOME,
   PATCH_RATE_MS,
   parseClientMessage,
+  RESTART_INTERVAL_SECONDS,
   type RejectedMessage,
   type RoomInfo,
   type RoomSettingsPatch,
@@ -156,6 +158,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   /** Recent accepted spawn ticks per session (a sliding one-second window in sim ticks). */
   private spawnTicks = new Map<string, number[]>();
   private queuedSpawns = 0;
+  /** Tick of the last accepted restart (players share one restart allowance per room). */
+  private lastRestartTick = Number.NEGATIVE_INFINITY;
   private encodedBytes = 0;
   private encoderHooked = false;
   /** Sync time of the current patch, ms (measured in onBeforePatch, subtracted from broadcastPatch). */
@@ -206,6 +210,12 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.applyLimits(options, admitted.bodyCap);
     await this.buildSimulation(admitted.scenario);
     this.startTicking();
+    logger.info({ ...this.logFields(), creator: this.trusted ? "admin" : "player", bodies: this.sim.world.bodyCount, maxClients: this.maxClients }, "room created");
+  }
+
+  /** Fields of every lifecycle log line (room created/disposed, player joined/left): which room, which scenario. */
+  private logFields(): { roomId: string; scenario: string } {
+    return { roomId: this.roomId, scenario: this.sim.scenario.name };
   }
 
   /** Refuses the creation: the admission counts and logs it for `address`; the creator reads `message`. */
@@ -323,6 +333,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.onMessage(MSG_MOVE, (client, payload) => this.handleInput(client, MSG_MOVE, payload));
     this.onMessage(MSG_SPAWN, (client, payload) => this.handleInput(client, MSG_SPAWN, payload));
     this.onMessage(MSG_IMPULSE, (client, payload) => this.handleInput(client, MSG_IMPULSE, payload));
+    this.onMessage(MSG_RESTART, (client, payload) => this.handleInput(client, MSG_RESTART, payload));
     this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}"`));
     this.seatReservationTimeout = limits.seatReservationSeconds;
     this.setFixedTimestep(() => this.tickOnce(), this.sim.world.settings.tickRate);
@@ -340,6 +351,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.sim.enqueue({ type: "join", session: client.sessionId });
     this.sendWelcome(client);
     this.metrics.clients = this.clients.length;
+    logger.info({ ...this.logFields(), sessionId: client.sessionId, clients: this.clients.length }, "player joined");
   }
 
   private sendWelcome(client: Client): void {
@@ -351,6 +363,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
       maxSpawnsPerSecond: this.maxSpawnsPerSecond,
       maxInputsPerSecond: this.config.limits.maxInputsPerSecond,
       reconnectSeconds: this.config.limits.reconnectSeconds,
+      settings: this.sim.roomSettings(),
     };
     client.send(MSG_WELCOME, welcome);
   }
@@ -368,6 +381,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     // The avatar stands still while its player is away (an input like any other: recorded, replayable).
     if (this.sim.avatarOf(session)) this.sim.enqueue({ type: "move", session, vx: 0, vz: 0 });
     this.awaitingReconnection.add(session);
+    logger.info({ ...this.logFields(), sessionId: session, code, seconds, clients: this.clients.length }, "player dropped: seat kept for reconnection");
     this.allowReconnection(client, seconds).catch(() => {
       // Expired or the room is closing: onLeave follows and removes the avatar.
     });
@@ -377,6 +391,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.awaitingReconnection.delete(client.sessionId);
     this.sendWelcome(client);
     this.metrics.clients = this.clients.length;
+    logger.info({ ...this.logFields(), sessionId: client.sessionId, clients: this.clients.length }, "player reconnected");
   }
 
   /**
@@ -437,6 +452,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.limiters.delete(client.sessionId);
     this.awaitingReconnection.delete(client.sessionId);
     this.metrics.clients = this.clients.length;
+    logger.info({ ...this.logFields(), sessionId: client.sessionId, clients: this.clients.length }, "player left");
   }
 
   override async onDispose(): Promise<void> {
@@ -447,6 +463,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const reason = this.closeReason ?? (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose");
     await this.recorder?.close(this.sim, reason);
     config?.replayStore.unregister(this.roomId);
+    // A room refused during onCreate never ran: its refusal is logged by the admission.
+    if (this.started) logger.info({ ...this.logFields(), reason, clients: this.clients.length }, "room disposed");
   }
 
   /** Disposes the room once it has been empty (no client, no seat reserved or awaiting reconnection) long enough. */
@@ -701,6 +719,13 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
           return `point: farther than ${LIMITS.impulsePointSlack} m outside body "${m.bodyId}"`;
         }
         this.sim.enqueue({ type: "impulse", session, bodyId: m.bodyId, impulse: m.impulse, ...(m.point ? { point: m.point } : {}) });
+        return null;
+      }
+      case MSG_RESTART: {
+        const interval = RESTART_INTERVAL_SECONDS * this.sim.world.settings.tickRate;
+        if (this.sim.tick - this.lastRestartTick < interval) return `restart rate limit: at most one restart per room every ${RESTART_INTERVAL_SECONDS} s`;
+        this.lastRestartTick = this.sim.tick;
+        this.sim.enqueue({ type: "restart", session });
         return null;
       }
     }

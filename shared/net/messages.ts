@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AVATAR } from "../sim/avatar.ts";
 import { IMPULSE_POINT_SLACK } from "../sim/room-sim.ts";
+import type { RoomSettings } from "./knobs.ts";
 
 /**
  * Client ↔ server messages of the `physics` room and their validation (zod 4, a Standard Schema).
@@ -14,9 +15,13 @@ export const ROOM_NAME = "physics";
 export const MSG_MOVE = "move";
 export const MSG_SPAWN = "spawn";
 export const MSG_IMPULSE = "impulse";
+/** Reload the room's scenario for everyone (at most once per RESTART_INTERVAL_SECONDS per room). */
+export const MSG_RESTART = "restart";
+/** Shortest time between two accepted restarts of one room, seconds of simulation. */
+export const RESTART_INTERVAL_SECONDS = 3;
 /** Server → client: an input was not accepted, with the reason. The client stays connected. */
 export const MSG_REJECTED = "rejected";
-/** Server → client right after joining (and again after a reconnection): ids and rates. */
+/** Server → client right after joining (and again after a reconnection): ids, rates and the room's settings. */
 export const MSG_WELCOME = "welcome";
 
 /**
@@ -92,11 +97,16 @@ export const ImpulseMessage = z.strictObject({
 });
 export type ImpulseMessage = z.infer<typeof ImpulseMessage>;
 
+/** Restart the room's scenario: no payload (an empty object). */
+export const RestartMessage = z.strictObject({});
+export type RestartMessage = z.infer<typeof RestartMessage>;
+
 /** Every client → server message type with its schema. */
 export const CLIENT_MESSAGES = Object.freeze({
   [MSG_MOVE]: MoveMessage,
   [MSG_SPAWN]: SpawnMessage,
   [MSG_IMPULSE]: ImpulseMessage,
+  [MSG_RESTART]: RestartMessage,
 });
 export type ClientMessageType = keyof typeof CLIENT_MESSAGES;
 
@@ -118,6 +128,11 @@ export interface WelcomeMessage {
   maxInputsPerSecond: number;
   /** How long the server keeps a dropped client's seat and avatar, seconds (reconnect with the room's reconnectionToken). */
   reconnectSeconds: number;
+  /**
+   * The room's knobs as they are now (gravity, solver, materials: GET /rooms/:id `settings`), so that the
+   * client's prediction runs under the room's gravity from its first tick, not after its first poll.
+   */
+  settings: RoomSettings;
 }
 
 /** One line per issue: `path: message`, paths like `impulse[0]`. */

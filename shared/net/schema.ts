@@ -20,15 +20,17 @@ export const KIND_DYNAMIC = BodyTypeCode.DYNAMIC;
 export const KIND_TYPE_MASK = 3;
 /** `kind` bit 2: set for boxes, clear for spheres. */
 export const KIND_BOX = 4;
+/** `kind` bit 3: a sensor (clients draw it translucent; it never blocks anything). */
+export const KIND_SENSOR = 8;
 
-/** `kind` of a body from the engine's type and shape codes (BodyView.type / .shape). */
-export function kindOf(type: number, shape: number): number {
-  return (type & KIND_TYPE_MASK) | (shape === ShapeTypeCode.BOX ? KIND_BOX : 0);
+/** `kind` of a body from the engine's type and shape codes and sensor flag (BodyView.type / .shape / .sensor). */
+export function kindOf(type: number, shape: number, sensor = 0): number {
+  return (type & KIND_TYPE_MASK) | (shape === ShapeTypeCode.BOX ? KIND_BOX : 0) | (sensor === 1 ? KIND_SENSOR : 0);
 }
 
 export const BodyState = schema(
   {
-    /** Type (bits 0-1) and shape (bit 2), see KIND_*. Written once. */
+    /** Type (bits 0-1), shape (bit 2) and sensor (bit 3), see KIND_*. Written once. */
     kind: t.uint8().default(0),
     /** Box half extents, or the sphere radius in `hx` (hy = hz = radius too), metres. Written once. */
     hx: t.float32().default(0),
@@ -75,6 +77,11 @@ export const RoomState = schema(
     tickRate: t.uint16().default(60),
     /** Name of the loaded scenario. */
     scenario: t.string().default(""),
+    /**
+     * The scenario's camera hint (Scenario.camera): position x, y, z then target x, y, z, metres; empty
+     * when it has none (clients frame the bodies themselves). Written with `scenario`.
+     */
+    camera: t.array("float32"),
     /** Bodies keyed by body id (scenario ids, `avatar-<sessionId>`, `s<n>` for spawned bodies). */
     bodies: t.map(BodyState),
     /** Avatars keyed by the owner's session id. */

@@ -1,4 +1,4 @@
-import type { BodyDef, WorldSettingsPatch } from "../engine/types.ts";
+import type { BodyDef, Vec3Tuple, WorldSettingsPatch } from "../engine/types.ts";
 
 /**
  * A scenario: a named world description. The same JSON is accepted by the simulator CLI, the admin API
@@ -12,6 +12,22 @@ export interface Scenario {
   world?: WorldSettingsPatch;
   /** Bodies in creation order; `id`s are unique strings. */
   bodies: BodyDef[];
+  /**
+   * Where a client's camera starts when it joins: its position and the point it looks at, metres. Without
+   * it a client frames the scene's dynamic bodies itself. A hint only: it never affects the simulation.
+   */
+  camera?: ScenarioCamera;
+  /**
+   * Where avatars appear: the search for a free spot starts here and puts the avatar on the static surface
+   * below this point (or at the point itself when nothing static is below). Without it the search starts
+   * at the middle of the dynamic bodies.
+   */
+  spawn?: Vec3Tuple;
+}
+
+export interface ScenarioCamera {
+  position: Vec3Tuple;
+  target: Vec3Tuple;
 }
 
 /** One validation problem: a JSON path such as `bodies[3].shape.radius` and what is wrong there. */

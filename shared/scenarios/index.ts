@@ -1,5 +1,5 @@
 /** Public surface of the scenario module: the format, its validation, the seeded PRNG and the built-in scenes. */
-export type { Scenario, ScenarioIssue } from "./format.ts";
+export type { Scenario, ScenarioCamera, ScenarioIssue } from "./format.ts";
 export {
   DEFAULT_SCENARIO_LIMITS,
   formatIssues,

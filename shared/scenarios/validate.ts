@@ -2,6 +2,7 @@ import { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS, MATERIAL_LIMITS } fr
 import { shapeVolume } from "../engine/dynamics/mass.ts";
 import type {
   BodyDef,
+  CollisionGroups,
   PositionCorrectionSettings,
   QuatTuple,
   ShapeDef,
@@ -9,7 +10,7 @@ import type {
   WorldBounds,
   WorldSettingsPatch,
 } from "../engine/types.ts";
-import type { Scenario, ScenarioIssue } from "./format.ts";
+import type { Scenario, ScenarioCamera, ScenarioIssue } from "./format.ts";
 
 /**
  * Validation of untrusted scenario input (CLI files, the admin API, room join options). Hand-written so
@@ -135,7 +136,8 @@ const MAX_DESCRIPTION_LENGTH = 1000;
 /** Keys and ids quoted in messages are cut to this many characters, so garbage cannot bloat the report. */
 const MAX_QUOTED_LENGTH = 64;
 
-const SCENARIO_KEYS = ["name", "description", "world", "bodies"] as const;
+const SCENARIO_KEYS = ["name", "description", "world", "bodies", "camera", "spawn"] as const;
+const CAMERA_KEYS = ["position", "target"] as const;
 const BODY_KEYS = [
   "id",
   "type",
@@ -150,7 +152,11 @@ const BODY_KEYS = [
   "restitution",
   "linearDamping",
   "angularDamping",
+  "collisionGroups",
+  "sensor",
 ] as const;
+const COLLISION_GROUP_KEYS = ["memberships", "filter"] as const;
+const GROUP_MASK_RULE: NumberRule = { integer: true, ge: 0, le: 0xffff };
 const BODY_TYPES = ["static", "kinematic", "dynamic"] as const;
 const SPHERE_KEYS = ["type", "radius"] as const;
 const BOX_KEYS = ["type", "halfExtents"] as const;
@@ -459,7 +465,27 @@ function readBody(
     const raw = own(v, key);
     if (raw !== undefined) body[key] = readNumber(raw, keyPath(path, key), issues, rule);
   }
+  const rawGroups = own(v, "collisionGroups");
+  if (rawGroups !== undefined) body.collisionGroups = readCollisionGroups(rawGroups, keyPath(path, "collisionGroups"), issues);
+  const rawSensor = own(v, "sensor");
+  if (rawSensor !== undefined) body.sensor = readBoolean(rawSensor, keyPath(path, "sensor"), issues);
   return body;
+}
+
+/** `{memberships, filter}`: 16-bit masks, both required (Rapier's collision groups). */
+function readCollisionGroups(v: unknown, path: string, issues: IssueList): CollisionGroups | undefined {
+  if (!isObject(v)) {
+    issues.add(path, "expected object {memberships, filter}");
+    return undefined;
+  }
+  checkKeys(v, COLLISION_GROUP_KEYS, path, issues);
+  const out = {} as CollisionGroups;
+  for (const key of COLLISION_GROUP_KEYS) {
+    const raw = own(v, key);
+    if (raw === undefined) issues.add(keyPath(path, key), "is required (a 16-bit mask, 0..65535)");
+    else out[key] = readNumber(raw, keyPath(path, key), issues, GROUP_MASK_RULE) as number;
+  }
+  return out.memberships !== undefined && out.filter !== undefined ? out : undefined;
 }
 
 function readPositionCorrection(
@@ -581,6 +607,35 @@ function checkRestitutionThreshold(
   }
 }
 
+/** A point within ±maxCoordinate on every axis (camera position and target, the avatar spawn point). */
+function readPoint(v: unknown, path: string, issues: IssueList, limits: ScenarioLimits): Vec3Tuple | undefined {
+  const rule: NumberRule = { ge: -limits.maxCoordinate, le: limits.maxCoordinate };
+  return readVector(v, 3, path, issues, rule) as Vec3Tuple | undefined;
+}
+
+/** The camera hint: both points required and apart (a camera looking at its own position has no direction). */
+function readCamera(v: unknown, path: string, issues: IssueList, limits: ScenarioLimits): ScenarioCamera | undefined {
+  if (!isObject(v)) {
+    issues.add(path, "expected object");
+    return undefined;
+  }
+  checkKeys(v, CAMERA_KEYS, path, issues);
+  const point = (key: "position" | "target"): Vec3Tuple | undefined => {
+    const raw = own(v, key);
+    if (raw !== undefined) return readPoint(raw, keyPath(path, key), issues, limits);
+    issues.add(keyPath(path, key), "is required");
+    return undefined;
+  };
+  const position = point("position");
+  const target = point("target");
+  if (position === undefined || target === undefined) return undefined;
+  if (position[0] === target[0] && position[1] === target[1] && position[2] === target[2]) {
+    issues.add(keyPath(path, "target"), "must differ from camera.position");
+    return undefined;
+  }
+  return { position, target };
+}
+
 /** Mass of a validated dynamic body, kg: its mass, or its density (default 1) times its shape's volume. */
 function bodyMass(body: BodyDef): number {
   if (body.mass !== undefined) return body.mass;
@@ -674,6 +729,10 @@ export function validateScenario(input: unknown, limits?: Partial<ScenarioLimits
     }
     if (issues.total === 0) checkMasses(scenario.bodies, issues);
   }
+  const camera = own(input, "camera");
+  if (camera !== undefined) scenario.camera = readCamera(camera, "camera", issues, lim);
+  const spawn = own(input, "spawn");
+  if (spawn !== undefined) scenario.spawn = readPoint(spawn, "spawn", issues, lim);
 
   if (issues.total > 0) return { ok: false, issues: issues.result() };
   return { ok: true, scenario };

@@ -19,11 +19,11 @@ export const AVATAR = Object.freeze({
   respawnBelowY: -50,
   /** Clearance kept around a spawn spot, metres. */
   spawnClearance: 0.05,
-  /** Spawn spots are searched on a grid of this spacing in rings around the origin, metres. */
+  /** Spawn spots are searched on a grid of this spacing in rings around the scene's spawn point or action, metres. */
   spawnGrid: 1,
-  /** Rings searched before giving up and dropping the avatar from above the origin. */
+  /** Rings searched for static ground before settling for a free spot at the action's own height. */
   spawnRings: 60,
-  /** Height the spawn search casts down from, metres. */
+  /** Height the spawn search casts down from when the scenario gives no spawn point, metres. */
   spawnProbeY: 100,
 });
 
@@ -57,41 +57,88 @@ export function clampPlanar(vx: number, vz: number): [number, number] {
 }
 
 /**
- * A free spot for a new avatar: grid points in square rings around the origin (ring by ring, each ring
- * in a fixed order), the first that no dynamic or kinematic body covers at any height (so nobody spawns
- * under a falling pile) and whose downward ray lands on a static body with room for the avatar above it.
- * Falls back to a point high above the origin.
+ * A free spot for a new avatar. The search starts at the scenario's `spawn` point if it has one, else at
+ * the mean centre of the dynamic bodies (the scene's action; the origin without any): grid points in
+ * square rings around that centre (ring by ring, each ring in a fixed order), the first that no dynamic
+ * or kinematic body covers at any height (so nobody spawns under a falling pile) and whose downward ray
+ * (from the spawn point's height, else from spawnProbeY) lands on a static body with room for the avatar
+ * above it. A scene without static ground there gets the first free spot at the centre's own height, next
+ * to the action, instead of a long fall.
  */
-export function findSpawnSpot(world: World): Vec3Tuple {
+export function findSpawnSpot(world: World, spawn?: readonly number[]): Vec3Tuple {
+  const centre = spawn ?? actionCentre(world);
+  const cx = centre[0];
+  const cz = centre[2];
+  const probeY = spawn ? spawn[1] : AVATAR.spawnProbeY;
+  const blocked = blockedColumns(world, cx, cz, AVATAR.spawnRings);
+  const onGround = searchRings(cx, cz, blocked, (x, z) => standingSpot(world, x, probeY, z));
+  if (onGround) return onGround;
   const [hx, hy, hz] = AVATAR.halfExtents;
+  const y = spawn ? spawn[1] : centre[1];
+  return searchRings(cx, cz, null, (x, z) => (isFree(world, -1, x, y, z, hx, hy, hz) ? [x, y, z] : null)) ?? [cx, y, cz];
+}
+
+/**
+ * Where the action is: the mean of the dynamic bodies' centres (kinematic avatars left out), its x and z
+ * snapped to the spawn grid; the origin when there is no dynamic body. A mean (in slot order, + and /
+ * only) rather than the bounds' middle, so one body thrown far away barely moves it.
+ */
+function actionCentre(world: World): Vec3Tuple {
+  let n = 0;
+  const sum: Vec3Tuple = [0, 0, 0];
+  for (const h of world.handles()) {
+    if (world.getType(h) !== "dynamic") continue;
+    const p = world.getPosition(h, positionScratch);
+    sum[0] += p[0];
+    sum[1] += p[1];
+    sum[2] += p[2];
+    n++;
+  }
+  if (n === 0) return [0, AVATAR.halfExtents[1] + AVATAR.spawnClearance, 0];
   const g = AVATAR.spawnGrid;
+  return [Math.floor(sum[0] / n / g + 0.5) * g, sum[1] / n, Math.floor(sum[2] / n / g + 0.5) * g];
+}
+
+const positionScratch: Vec3Tuple = [0, 0, 0];
+
+/**
+ * Visits the grid points around (cx, cz) ring by ring (each ring's points in i-then-j order), skipping
+ * the columns marked in `blocked`; answers the first spot `visit` returns, or null after the last ring.
+ */
+function searchRings(cx: number, cz: number, blocked: Uint8Array | null, visit: (x: number, z: number) => Vec3Tuple | null): Vec3Tuple | null {
   const rings = AVATAR.spawnRings;
-  const blocked = blockedColumns(world, rings);
+  const g = AVATAR.spawnGrid;
   const side = 2 * rings + 1;
-  const skipNone = () => false;
   for (let ring = 0; ring <= rings; ring++) {
     for (let i = -ring; i <= ring; i++) {
       for (let j = -ring; j <= ring; j++) {
         if (Math.max(Math.abs(i), Math.abs(j)) !== ring) continue;
-        if (blocked[(i + rings) * side + (j + rings)] === 1) continue;
-        const x = i * g;
-        const z = j * g;
-        const hit = world.raycast([x, AVATAR.spawnProbeY, z], [0, -1, 0], 2 * AVATAR.spawnProbeY, skipNone);
-        if (hit === null || world.getType(hit.handle) !== "static") continue;
-        const y = hit.point[1] + hy + AVATAR.spawnClearance;
-        if (isFree(world, hit.handle, x, y, z, hx, hy, hz)) return [x, y, z];
+        if (blocked !== null && blocked[(i + rings) * side + (j + rings)] === 1) continue;
+        const spot = visit(cx + i * g, cz + j * g);
+        if (spot !== null) return spot;
       }
     }
   }
-  return [0, AVATAR.spawnProbeY, 0];
+  return null;
+}
+
+const skipNone = () => false;
+
+/** The avatar standing on the static body below (x, probeY, z), if that body leaves room for it. */
+function standingSpot(world: World, x: number, probeY: number, z: number): Vec3Tuple | null {
+  const [hx, hy, hz] = AVATAR.halfExtents;
+  const hit = world.raycast([x, probeY, z], [0, -1, 0], probeY - AVATAR.respawnBelowY, skipNone);
+  if (hit === null || world.getType(hit.handle) !== "static") return null;
+  const y = hit.point[1] + hy + AVATAR.spawnClearance;
+  return isFree(world, hit.handle, x, y, z, hx, hy, hz) ? [x, y, z] : null;
 }
 
 /**
- * Candidate grid points (i, j in -rings..rings) whose avatar footprint overlaps the AABB of a dynamic or
- * kinematic body, marked 1. One broad-phase query over the searched area instead of one per candidate
- * (in a 900-cube field the search went from ~50 ms to ~1 ms) and instead of a scan of every body.
+ * Candidate grid points (i, j in -rings..rings around cx, cz) whose avatar footprint overlaps the AABB of
+ * a dynamic or kinematic body, marked 1. One broad-phase query over the searched area instead of one per
+ * candidate (in a 900-cube field the search went from ~50 ms to ~1 ms) and instead of a scan of every body.
  */
-function blockedColumns(world: World, rings: number): Uint8Array {
+function blockedColumns(world: World, cx: number, cz: number, rings: number): Uint8Array {
   const side = 2 * rings + 1;
   const blocked = new Uint8Array(side * side);
   const g = AVATAR.spawnGrid;
@@ -102,13 +149,13 @@ function blockedColumns(world: World, rings: number): Uint8Array {
   const reachX = rings * g + rx + g;
   const reachZ = rings * g + rz + g;
   const box: Aabb = { min: [0, 0, 0], max: [0, 0, 0] };
-  for (const h of world.queryAabb([-reachX, Number.NEGATIVE_INFINITY, -reachZ], [reachX, Number.POSITIVE_INFINITY, reachZ])) {
+  for (const h of world.queryAabb([cx - reachX, Number.NEGATIVE_INFINITY, cz - reachZ], [cx + reachX, Number.POSITIVE_INFINITY, cz + reachZ])) {
     if (world.getType(h) === "static") continue;
     const a = world.getAabb(h, box);
-    const i0 = Math.max(-rings, Math.ceil((a.min[0] - rx) / g));
-    const i1 = Math.min(rings, Math.floor((a.max[0] + rx) / g));
-    const j0 = Math.max(-rings, Math.ceil((a.min[2] - rz) / g));
-    const j1 = Math.min(rings, Math.floor((a.max[2] + rz) / g));
+    const i0 = Math.max(-rings, Math.ceil((a.min[0] - cx - rx) / g));
+    const i1 = Math.min(rings, Math.floor((a.max[0] - cx + rx) / g));
+    const j0 = Math.max(-rings, Math.ceil((a.min[2] - cz - rz) / g));
+    const j1 = Math.min(rings, Math.floor((a.max[2] - cz + rz) / g));
     for (let i = i0; i <= i1; i++) for (let j = j0; j <= j1; j++) blocked[(i + rings) * side + (j + rings)] = 1;
   }
   return blocked;

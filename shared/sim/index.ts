@@ -7,6 +7,7 @@ export {
   IMPULSE_POINT_SLACK,
   pointNearBody,
   RoomSim,
+  type RoomSimSnapshot,
   SIM_VERSION,
   type SimOptions,
   type StepResult,

@@ -16,4 +16,6 @@ export type SimInput =
   | { type: "spawn"; session: string; shape: "sphere" | "box"; size: number; velocity?: Vec3Tuple }
   | { type: "impulse"; session: string; bodyId: string; impulse: Vec3Tuple; point?: Vec3Tuple }
   | { type: "settings"; patch: RoomSettingsPatch }
-  | { type: "load"; scenario: Scenario };
+  | { type: "load"; scenario: Scenario }
+  /** Reload the current scenario, keeping the room's knobs (a player's restart). */
+  | { type: "restart"; session: string };

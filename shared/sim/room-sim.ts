@@ -1,4 +1,4 @@
-import { BODY_DEFAULTS, type BodyDef, type Vec3Tuple, World } from "../engine/index.ts";
+import { BODY_DEFAULTS, type BodyDef, type Vec3Tuple, World, type WorldSnapshot } from "../engine/index.ts";
 import { type MaterialKey, type MaterialOverrides, materialPatchOf, type RoomSettings, type RoomSettingsPatch, roomSettingsOf, worldPatchOf } from "../net/knobs.ts";
 import type { Scenario } from "../scenarios/index.ts";
 import { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
@@ -8,7 +8,7 @@ import type { SimInput } from "./inputs.ts";
  * Version of the room simulation rules (avatar controller, spawn placement, input semantics). Replays
  * record it next to ENGINE_VERSION; bump it whenever a change here alters results.
  */
-export const SIM_VERSION = "1";
+export const SIM_VERSION = "2";
 
 export interface SimOptions {
   /** Spawns are ignored once the world holds this many bodies (avatars always get in). */
@@ -21,6 +21,24 @@ export const DEFAULT_SIM_OPTIONS: Readonly<SimOptions> = Object.freeze({ maxBodi
 const SPAWN_GAP = 0.2;
 const SPAWN_LIFT = 0.5;
 const scratch: Vec3Tuple = [0, 0, 0];
+
+/**
+ * A RoomSim's whole state between ticks (see `RoomSim.snapshot`): the world's exact snapshot plus the
+ * room's own bookkeeping. Plain data and typed arrays only.
+ */
+export interface RoomSimSnapshot {
+  world: WorldSnapshot;
+  scenario: Scenario;
+  tick: number;
+  worldGeneration: number;
+  avatars: Avatar[];
+  pending: SimInput[];
+  spawnCounter: number;
+  materials: [string, [number, number]][];
+  overrides: MaterialOverrides;
+  /** A player has joined since the last load (RoomSim.join restarts an unwatched world). */
+  watched: boolean;
+}
 
 export interface StepResult {
   /** The tick just computed (1 for the first step). */
@@ -53,6 +71,8 @@ export class RoomSim {
   private materials = new Map<string, [number, number]>();
   /** The room-level material overrides (friction / restitution knobs). */
   private overrides: MaterialOverrides = { friction: null, restitution: null };
+  /** A player has joined since the scenario was (re)loaded (see join: the scene starts for the first one). */
+  private watched = false;
 
   constructor(scenario: Scenario, options: Partial<SimOptions> = {}) {
     this.options = { ...DEFAULT_SIM_OPTIONS, ...options };
@@ -85,6 +105,40 @@ export class RoomSim {
     }
     this.tick++;
     return { tick: this.tick, applied, hash: this.world.stateHash() };
+  }
+
+  /**
+   * An exact copy of the room's state between ticks: a sim restored from it produces the same inputs'
+   * effects and the same hash every tick after (replay scrubbing keeps these as checkpoints).
+   */
+  snapshot(): RoomSimSnapshot {
+    return {
+      world: this.world.snapshot(),
+      scenario: this.scenario,
+      tick: this.tick,
+      worldGeneration: this.worldGeneration,
+      avatars: this.avatars.map((a) => ({ ...a })),
+      pending: structuredClone(this.pending),
+      spawnCounter: this.spawnCounter,
+      materials: [...this.materials].map(([id, m]) => [id, [m[0], m[1]]]),
+      overrides: { ...this.overrides },
+      watched: this.watched,
+    };
+  }
+
+  /** Puts the room back into a snapshot's state (the snapshot is copied, and can be restored again). */
+  restore(snapshot: RoomSimSnapshot): void {
+    this.world.restore(snapshot.world);
+    this.scenario = snapshot.scenario;
+    this.tick = snapshot.tick;
+    this.worldGeneration = snapshot.worldGeneration;
+    this.avatars.length = 0;
+    for (const a of snapshot.avatars) this.avatars.push({ ...a });
+    this.pending = structuredClone(snapshot.pending);
+    this.spawnCounter = snapshot.spawnCounter;
+    this.materials = new Map(snapshot.materials.map(([id, m]) => [id, [m[0], m[1]]]));
+    this.overrides = { ...snapshot.overrides };
+    this.watched = snapshot.watched;
   }
 
   avatarOf(session: string): Avatar | undefined {
@@ -132,11 +186,21 @@ export class RoomSim {
       case "load":
         this.loadScenario(input.scenario);
         return;
+      case "restart":
+        this.restart();
+        return;
     }
   }
 
+  /**
+   * A new player. The first one since the scenario was loaded finds the scene as it was loaded: a world
+   * that ran with nobody watching restarts first (failure-lab's bullet hits its wall 25 ms after the
+   * load, long before the room's creator has joined it).
+   */
   private join(session: string): void {
     if (this.avatarOf(session)) return;
+    if (!this.watched && this.world.tick > 0) this.restart();
+    this.watched = true;
     const avatar: Avatar = {
       session,
       bodyId: avatarBodyId(session),
@@ -159,7 +223,7 @@ export class RoomSim {
       id: avatar.bodyId,
       type: "kinematic",
       shape: { type: "box", halfExtents: [...AVATAR.halfExtents] },
-      position: findSpawnSpot(this.world),
+      position: findSpawnSpot(this.world, this.scenario.spawn),
     });
     avatar.vy = 0;
     avatar.grounded = false;
@@ -218,6 +282,18 @@ export class RoomSim {
   }
 
   /**
+   * Reloads the current scenario (a player's restart, or the first join): the bodies as the scenario
+   * has them, every avatar at a fresh spawn spot, and the room's knobs as they were (so a knob change,
+   * CCD off say, can be watched from the start).
+   */
+  private restart(): void {
+    const settings = this.roomSettings();
+    this.loadScenario(this.scenario);
+    // Untouched knobs leave a restart exactly a load (applying equal settings would still wake bodies).
+    if (JSON.stringify(settings) !== JSON.stringify(this.roomSettings())) this.applySettings(settings);
+  }
+
+  /**
    * (Re)builds the world from a scenario: engine settings come from the scenario alone (room overrides
    * are dropped), and every current player gets a fresh avatar in join order.
    */
@@ -227,6 +303,7 @@ export class RoomSim {
     this.worldGeneration++;
     this.materials.clear();
     this.overrides = { friction: null, restitution: null };
+    this.watched = this.avatars.length > 0;
     for (const def of scenario.bodies) this.createBody(def);
     for (const avatar of this.avatars) this.createAvatarBody(avatar);
   }

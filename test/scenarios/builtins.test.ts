@@ -327,10 +327,26 @@ function rampLabAndCubesGeometryTests(): void {
     expect(slide.position[1]).toBe(grip.position[1]);
   });
 
+  it("failure-lab: a static platform for players beside (not in) the line of fire, with the spawn point above it", () => {
+    const s = scene("failure-lab");
+    const platform = body(s, "platform");
+    expect(platform.type).toBe("static");
+    if (platform.shape.type !== "box") throw new Error("shape");
+    const [hx, hy, hz] = platform.shape.halfExtents;
+    const [x, y, z] = platform.position;
+    // The bullet (radius 0.1) flies along y = 1, z = 0 from x = 0; the wall stands at z -1..1.
+    expect(z - hz).toBeGreaterThan(2);
+    expect(y + hy).toBe(0);
+    const spawn = s.spawn!;
+    expect(Math.abs(spawn[0] - x)).toBeLessThan(hx);
+    expect(Math.abs(spawn[2] - z)).toBeLessThan(hz);
+    expect(spawn[1]).toBeGreaterThan(y + hy);
+  });
+
   it("failure-lab: the wall's near face is 7.5 m from the bullet's surface", () => {
     const s = scene("failure-lab");
     expect(s.world).toEqual({ gravity: [0, 0, 0], sleep: false, ccd: true, bounds: BOUNDS });
-    expect(s.bodies).toHaveLength(2);
+    expect(s.bodies).toHaveLength(3);
     const bullet = body(s, "bullet");
     const wall = body(s, "wall");
     expect(bullet).toMatchObject({ type: "dynamic", shape: { type: "sphere", radius: 0.1 }, position: [0, 1, 0], density: 1 });

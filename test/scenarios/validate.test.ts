@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Scenario, ScenarioIssue } from "../../shared/scenarios/format.ts";
-import { getBuiltinScenario, loadScenario } from "../../shared/scenarios/index.ts";
+import { builtinNames, getBuiltinScenario, loadScenario } from "../../shared/scenarios/index.ts";
 import {
   DEFAULT_SCENARIO_LIMITS,
   formatIssues,
@@ -429,6 +429,56 @@ describe("validateScenario: rejected input", () => {
   rejectsMissingAndOutOfRangeFieldTests();
   rejectsWorldAndLimitViolationTests();
   issueReportTests();
+});
+
+describe("validateScenario: camera and spawn", () => {
+  const view = { position: [10, 8, 20], target: [0, 1, 0] };
+
+  it("accepts and copies a camera hint and a spawn point", () => {
+    const input = scenario(undefined, { camera: view, spawn: [1, 2, 3] });
+    const result = validateScenario(input);
+    expect(result).toEqual({ ok: true, scenario: input });
+    if (!result.ok) return;
+    expect(result.scenario.camera).not.toBe(view);
+    expect(result.scenario.camera?.position).not.toBe(view.position);
+  });
+
+  it("accepts both at the coordinate limit and rejects them past it", () => {
+    const edge = DEFAULT_SCENARIO_LIMITS.maxCoordinate;
+    expect(validateScenario(scenario(undefined, { camera: { position: [edge, -edge, 0], target: [0, 0, 0] }, spawn: [-edge, edge, 0] })).ok).toBe(true);
+    expect(issuesOf(scenario(undefined, { camera: { position: [0, 0, 0], target: [edge * 2, 0, 0] }, spawn: [0, -edge - 1, 0] }))).toEqual([
+      { path: "camera.target[0]", message: "must be <= 100000" },
+      { path: "spawn[1]", message: "must be >= -100000" },
+    ]);
+    expect(issuesOf(scenario(undefined, { spawn: [0, 0, 5] }), { maxCoordinate: 4 })).toEqual(single("spawn[2]", "must be <= 4"));
+  });
+
+  it("rejects non-finite, malformed and missing parts with their paths", () => {
+    expect(issuesOf(scenario(undefined, { spawn: [0, Number.NaN, 0] }))).toEqual(single("spawn[1]", "must be a finite number"));
+    expect(issuesOf(scenario(undefined, { spawn: [0, 0] }))).toEqual(single("spawn", "must have exactly 3 elements, got 2"));
+    expect(issuesOf(scenario(undefined, { spawn: "origin" }))).toEqual(single("spawn", "expected array of 3 numbers"));
+    expect(issuesOf(scenario(undefined, { camera: [0, 0, 0] }))).toEqual(single("camera", "expected object"));
+    expect(issuesOf(scenario(undefined, { camera: { position: [0, 1, 2] } }))).toEqual(single("camera.target", "is required"));
+    expect(issuesOf(scenario(undefined, { camera: { position: [0, Number.POSITIVE_INFINITY, 2], target: [0, 0, 0], fov: 60 } }))).toEqual([
+      { path: "camera", message: 'unknown key "fov"' },
+      { path: "camera.position[1]", message: "must be a finite number" },
+    ]);
+  });
+
+  it("rejects a camera looking at its own position", () => {
+    expect(issuesOf(scenario(undefined, { camera: { position: [1, 2, 3], target: [1, 2, 3] } }))).toEqual(
+      single("camera.target", "must differ from camera.position"),
+    );
+  });
+
+  it("every built-in scene has both, valid", () => {
+    for (const name of builtinNames()) {
+      const s = getBuiltinScenario(name)!;
+      expect(s.camera, name).toBeDefined();
+      expect(s.spawn, name).toBeDefined();
+      expect(validateScenario(s), name).toEqual({ ok: true, scenario: s });
+    }
+  });
 });
 
 describe("validateScenario: input is not mutated", () => {

@@ -12,6 +12,7 @@ const scene: Scenario = {
     { id: "box", type: "dynamic", shape: { type: "box", halfExtents: [0.5, 0.5, 0.5] }, position: [3, 0.5, 0] },
     { id: "ball", type: "dynamic", shape: { type: "sphere", radius: 0.5 }, position: [-10, 0.5, -10] },
   ],
+  spawn: [0, 1, 0],
 };
 
 let srv: TestServer;

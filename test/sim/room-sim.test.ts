@@ -78,7 +78,9 @@ function determinismAndAvatarTests(): void {
   });
 
   it("an avatar shoves a dynamic box and can stand on one", () => {
-    const { sim } = run(flat, new Map([[1, [{ type: "join", session: "a" }]], [10, [{ type: "move", session: "a", vx: 3, vz: 0 }]]]), 120);
+    // Spawned at the origin (the scenario's spawn point), 3 m short of the crate, walking toward it.
+    const toCrate: Scenario = { ...flat, spawn: [0, 1, 0] };
+    const { sim } = run(toCrate, new Map([[1, [{ type: "join", session: "a" }]], [10, [{ type: "move", session: "a", vx: 3, vz: 0 }]]]), 120);
     expect(sim.world.getPosition(sim.world.handleOf("crate"))[0]).toBeGreaterThan(3.5);
     const onBox: Scenario = {
       name: "on-box",

@@ -1,10 +1,12 @@
 import {
   ACESFilmicToneMapping,
+  Box3,
   BoxGeometry,
   Color,
   DirectionalLight,
   Fog,
   GridHelper,
+  MathUtils,
   HemisphereLight,
   type Material,
   Mesh,
@@ -20,8 +22,10 @@ import {
   WebGLRenderer,
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
-import { KIND_BOX, KIND_DYNAMIC, KIND_KINEMATIC, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
+import { KIND_BOX, KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
 import type { BodyTrack, Pose } from "../net/snapshot-buffer.ts";
+import { AvatarMarks } from "./avatar-marks.ts";
+import { CameraRig, computeFraming, type FramedBody, SLAB_RADIUS } from "./camera-rig.ts";
 
 /** Static bodies larger than this (half extent, metres) do not cast shadows (the ground, long walls). */
 const SHADOW_CASTER_LIMIT = 15;
@@ -32,12 +36,27 @@ interface BodyMesh {
   palette: number;
   sleeping: boolean;
   dynamic: boolean;
+  /** A kinematic body: a player's avatar. */
+  avatar: boolean;
+  /** Reach from its centre (sphere radius, half diagonal of a box), metres. */
+  radius: number;
 }
+
+/** A scene to frame once its bodies and the own avatar are drawn (see requestFraming). */
+interface PendingFraming {
+  hint: { position: Vector3; target: Vector3 } | null;
+  /** Frames waited so far for the own avatar's mesh. */
+  frames: number;
+}
+
+/** Frames a framing waits for the own avatar before framing the bodies without it (about 2 s). */
+const FRAMING_WAIT_FRAMES = 120;
 
 /**
  * The three.js scene: one mesh per body keyed by body id, sharing two unit geometries (scaled to the
  * body's size) and a small set of materials; lights with shadows that follow the camera's target; an
- * orbit camera that can follow the avatar. Per-frame work writes into existing objects only.
+ * orbit camera framed on each new scene that then follows the avatar (CameraRig), and marks that set
+ * avatars apart from boxes (AvatarMarks). Per-frame work writes into existing objects only.
  */
 export class SceneView {
   readonly renderer: WebGLRenderer;
@@ -45,21 +64,28 @@ export class SceneView {
   readonly camera: PerspectiveCamera;
   readonly controls: OrbitControls;
   readonly meshes = new Map<string, BodyMesh>();
-  /** Follow the own avatar with the camera. */
-  follow = true;
+  readonly rig: CameraRig;
+  readonly marks: AvatarMarks;
+  /** How the current scene was framed: from the scenario's hint, computed from the bodies, or not yet. */
+  framedBy: "hint" | "bodies" | "" = "";
+  private pending: PendingFraming | null = null;
+  /** The last framing, for going back to the overview. */
+  private readonly overview = { position: new Vector3(14, 12, 18), target: new Vector3(0, 1, 0), hinted: false };
   private readonly sun: DirectionalLight;
   private readonly boxGeometry = new BoxGeometry(1, 1, 1);
   private readonly sphereGeometry = new SphereGeometry(1, 28, 18);
   private readonly staticMaterial = new MeshStandardMaterial({ color: 0x9aa3ab, roughness: 0.95 });
   private readonly groundMaterial = new MeshStandardMaterial({ color: 0x6f7a80, roughness: 1 });
-  private readonly avatarMaterial = new MeshStandardMaterial({ color: 0xff8c1a, roughness: 0.5, emissive: 0x331a00 });
-  private readonly otherAvatarMaterial = new MeshStandardMaterial({ color: 0x3d7bd9, roughness: 0.5 });
+  // Avatars in colours no box has (boxes take the saturated PALETTE): white for the own one (with a dark
+  // outline and a lime marker), charcoal with a name tag for the others.
+  private readonly avatarMaterial = new MeshStandardMaterial({ color: 0xffffff, roughness: 0.4, emissive: 0x3a3a3a });
+  private readonly otherAvatarMaterial = new MeshStandardMaterial({ color: 0x2b3036, roughness: 0.6 });
+  /** Sensors (trigger zones) are drawn as translucent volumes: seen, but never mistaken for something solid. */
+  private readonly sensorMaterial = new MeshStandardMaterial({ color: 0x3fd0ff, transparent: true, opacity: 0.22, depthWrite: false, roughness: 1 });
   private readonly awake: MeshStandardMaterial[];
   private readonly asleep: MeshStandardMaterial[];
   private readonly raycaster = new Raycaster();
   private readonly ndc = new Vector2();
-  private readonly delta = new Vector3();
-  private readonly lastFollow = new Vector3(Number.NaN, 0, 0);
   ownAvatarId = "";
 
   constructor(canvas: HTMLCanvasElement) {
@@ -79,6 +105,8 @@ export class SceneView {
     this.controls.enableDamping = false;
     this.controls.maxPolarAngle = Math.PI * 0.495;
     this.controls.update();
+    this.rig = new CameraRig(this.camera, this.controls);
+    this.marks = new AvatarMarks(this.scene);
 
     this.scene.add(new HemisphereLight(0xddeeff, 0x4a4036, 1.2));
     this.sun = new DirectionalLight(0xffffff, 2.2);
@@ -103,10 +131,29 @@ export class SceneView {
     this.asleep = PALETTE.map((c) => new MeshStandardMaterial({ color: new Color(c).multiplyScalar(0.72), roughness: 0.8 }));
   }
 
-  resize(width: number, height: number): void {
+  /** Pixels on the window's left that a panel covers; the view is centred on the rest (see resize). */
+  private leftInset = 0;
+  private width = 1;
+  private height = 1;
+
+  /**
+   * The canvas' size, and how much of its left side a panel covers: the projection is shifted (film
+   * offset) so that the middle of the view is the middle of the uncovered part, and framings fit that part.
+   */
+  resize(width: number, height: number, leftInset = 0): void {
+    this.width = Math.max(1, width);
+    this.height = Math.max(1, height);
+    this.leftInset = Math.min(Math.max(0, leftInset), this.width / 2);
     this.renderer.setSize(width, height, false);
-    this.camera.aspect = width / Math.max(1, height);
+    this.camera.aspect = this.width / this.height;
+    const shift = this.leftInset / 2 / this.width;
+    this.camera.filmOffset = -shift * 2 * Math.tan(MathUtils.degToRad(this.camera.fov / 2)) * this.camera.aspect * this.camera.getFilmWidth();
     this.camera.updateProjectionMatrix();
+  }
+
+  /** Width over height of the part of the view no panel covers. */
+  private freeAspect(): number {
+    return (this.width - this.leftInset) / this.height;
   }
 
   /** The mesh of a body, created on first use from its track's kind and size. */
@@ -115,17 +162,19 @@ export class SceneView {
     if (entry) return entry;
     const box = (track.kind & KIND_BOX) !== 0;
     const type = track.kind & KIND_TYPE_MASK;
+    const sensor = (track.kind & KIND_SENSOR) !== 0;
     const mesh = new Mesh(box ? this.boxGeometry : this.sphereGeometry);
     if (box) mesh.scale.set(2 * track.hx, 2 * track.hy, 2 * track.hz);
     else mesh.scale.setScalar(track.hx);
     const palette = hashId(track.id) % PALETTE.length;
     const big = Math.max(track.hx, track.hy, track.hz) > SHADOW_CASTER_LIMIT;
-    mesh.castShadow = !big;
-    mesh.receiveShadow = true;
+    mesh.castShadow = !big && !sensor;
+    mesh.receiveShadow = !sensor;
     mesh.matrixAutoUpdate = true;
     mesh.name = track.id;
-    entry = { mesh, palette, sleeping: false, dynamic: type === KIND_DYNAMIC };
-    mesh.material = this.materialFor(track.id, type, big, palette, false);
+    const radius = box ? Math.hypot(track.hx, track.hy, track.hz) : track.hx;
+    entry = { mesh, palette, sleeping: false, dynamic: type === KIND_DYNAMIC && !sensor, avatar: type === KIND_KINEMATIC && !sensor, radius };
+    mesh.material = sensor ? this.sensorMaterial : this.materialFor(track.id, type, big, palette, false);
     this.meshes.set(track.id, entry);
     this.scene.add(mesh);
     return entry;
@@ -159,6 +208,7 @@ export class SceneView {
     if (!entry) return;
     this.scene.remove(entry.mesh);
     this.meshes.delete(id);
+    this.marks.remove(id);
   }
 
   clear(): void {
@@ -179,28 +229,132 @@ export class SceneView {
     return n;
   }
 
-  /** Moves camera and target along with the followed point (orbit offset kept), and the sun with them. */
-  followPoint(x: number, y: number, z: number): void {
-    if (this.follow) {
-      if (Number.isNaN(this.lastFollow.x)) {
-        this.delta.set(x - this.controls.target.x, y + 0.5 - this.controls.target.y, z - this.controls.target.z);
-      } else {
-        this.delta.set(x - this.lastFollow.x, y - this.lastFollow.y, z - this.lastFollow.z);
-      }
-      this.controls.target.add(this.delta);
-      this.camera.position.add(this.delta);
-      this.lastFollow.set(x, y, z);
-    } else {
-      this.lastFollow.x = Number.NaN;
+  /** Follow mode (true) or the scene's overview (false); the F key and the view buttons switch it. */
+  get follow(): boolean {
+    return this.rig.mode === "follow";
+  }
+
+  set follow(on: boolean) {
+    if (on === this.follow) return;
+    if (on) this.rig.startFollowing();
+    else {
+      this.rig.mode = "overview";
+      this.showOverview();
     }
-    const t = this.controls.target;
-    this.sun.position.set(t.x + 18, t.y + 30, t.z + 12);
-    this.sun.target.position.copy(t);
+  }
+
+  /**
+   * Frames the scene once its bodies and the own avatar are drawn: from the scenario's camera hint
+   * (position then target, 6 numbers) when there is one, else from the bodies (computeFraming).
+   */
+  requestFraming(hint: readonly number[] | null): void {
+    const h = hint !== null && hint.length === 6 ? hint : null;
+    this.pending = {
+      hint: h ? { position: new Vector3(h[0], h[1], h[2]), target: new Vector3(h[3], h[4], h[5]) } : null,
+      frames: 0,
+    };
+    this.framedBy = "";
+  }
+
+  /** The camera follows this point (the own avatar, where prediction has it); the sun follows the view. */
+  followPoint(x: number, y: number, z: number): void {
+    this.rig.follow(x, y, z);
+  }
+
+  private framePending(): void {
+    const p = this.pending;
+    if (!p) return;
+    const own = this.meshes.get(this.ownAvatarId);
+    const avatar = own?.mesh.visible ? own.mesh.position.clone() : null;
+    if (!avatar && ++p.frames < FRAMING_WAIT_FRAMES) return;
+    if (!avatar && this.visibleCount() === 0) return;
+    this.pending = null;
+    const hinted = p.hint !== null;
+    const view = p.hint ?? computeFraming(this.framedBodies(), avatar, this.camera.fov, this.freeAspect());
+    this.overview.position.copy(view.position);
+    this.overview.target.copy(view.target);
+    this.overview.hinted = hinted;
+    this.rig.apply(view.position, view.target, avatar);
+    this.framedBy = hinted ? "hint" : "bodies";
+    this.fitFog();
+  }
+
+  /** Back to the scene's framing (recomputed from the bodies where it was computed). */
+  private showOverview(): void {
+    const own = this.meshes.get(this.ownAvatarId);
+    const avatar = own?.mesh.visible ? own.mesh.position.clone() : null;
+    if (!this.overview.hinted && this.visibleCount() > 0) {
+      const view = computeFraming(this.framedBodies(), avatar, this.camera.fov, this.freeAspect());
+      this.overview.position.copy(view.position);
+      this.overview.target.copy(view.target);
+    }
+    this.rig.apply(this.overview.position, this.overview.target, avatar);
+    this.fitFog();
+  }
+
+  /** Every shown body but avatars, for the framing. */
+  private framedBodies(): FramedBody[] {
+    const out: FramedBody[] = [];
+    for (const e of this.meshes.values()) {
+      if (e.mesh.visible && !e.avatar) out.push({ position: e.mesh.position, radius: e.radius, dynamic: e.dynamic });
+    }
+    return out;
+  }
+
+  /** Fog starts beyond the framed scene, so a large scene seen from afar is not washed out. */
+  private fitFog(): void {
+    const fog = this.scene.fog as Fog;
+    const d = this.camera.position.distanceTo(this.controls.target);
+    fog.near = Math.max(80, 1.5 * d);
+    fog.far = Math.max(220, 4 * d);
+  }
+
+  /** Avatar marks for this frame: the own avatar's outline and marker, the others' name tags. */
+  private placeMarks(now: number): void {
+    const own = this.meshes.get(this.ownAvatarId);
+    const eye = this.camera.position;
+    this.marks.own(own ? own.mesh : null, now, eye);
+    for (const [id, e] of this.meshes) if (e.avatar && id !== this.ownAvatarId && id.startsWith("avatar-")) this.marks.other(id, e.mesh, eye);
   }
 
   render(): void {
+    this.framePending();
+    this.placeMarks(performance.now());
+    const t = this.controls.target;
+    this.sun.position.set(t.x + 18, t.y + 30, t.z + 12);
+    this.sun.target.position.copy(t);
     this.controls.update();
     this.renderer.render(this.scene, this.camera);
+  }
+
+  /**
+   * What the camera shows, for tests: whether the own avatar's bounds project inside the window, and how
+   * many of the scene's other bodies do (every corner of their world bounds inside the view), ground
+   * slabs and other players' avatars left out. Ids of a few bodies outside, for messages.
+   */
+  viewReport(): { avatarInView: boolean; bodies: number; inView: number; outside: string[] } {
+    this.camera.updateMatrixWorld();
+    const box = new Box3();
+    const corner = new Vector3();
+    const inside = (mesh: Mesh): boolean => {
+      box.setFromObject(mesh);
+      for (let i = 0; i < 8; i++) {
+        corner.set(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z).project(this.camera);
+        if (Math.abs(corner.x) > 1 || Math.abs(corner.y) > 1 || corner.z > 1 || corner.z < -1) return false;
+      }
+      return true;
+    };
+    const own = this.meshes.get(this.ownAvatarId);
+    let bodies = 0;
+    let inView = 0;
+    const outside: string[] = [];
+    for (const [id, e] of this.meshes) {
+      if (!e.mesh.visible || e.avatar || (!e.dynamic && e.radius > SLAB_RADIUS)) continue;
+      bodies++;
+      if (inside(e.mesh)) inView++;
+      else if (outside.length < 10) outside.push(id);
+    }
+    return { avatarInView: own !== undefined && own.mesh.visible && inside(own.mesh), bodies, inView, outside };
   }
 
   /** Ray through a canvas point (client pixels), written into origin/direction. */

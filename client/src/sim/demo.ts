@@ -28,5 +28,8 @@ export function seed001Stack(velocityIterations: number): Scenario {
     description: `Stack demo: ${DEMO_STACK_HEIGHT} unit boxes dropped ${DEMO_DROP_GAP * 100} cm apart, warm starting and sleeping off, ${velocityIterations} velocity iteration(s).`,
     world: { warmStarting: false, sleep: false, velocityIterations, positionCorrection: { method: "soft" } },
     bodies: [ground, ...boxes],
+    // stack10's view and spawn point frame this shorter stack too, with the avatar beside it, not behind.
+    camera: base.camera,
+    spawn: base.spawn,
   };
 }

@@ -1,7 +1,7 @@
 import type { BodyDef, QuatTuple, Vec3Tuple } from "../../engine/types.ts";
 import type { Scenario } from "../format.ts";
 import { createPrng, type Prng } from "../prng.ts";
-import { ball, builtinBounds, ground, staticBox, unitBox } from "./common.ts";
+import { ball, builtinBounds, camera, ground, staticBox, unitBox } from "./common.ts";
 
 const SEED = 200;
 /** Inner half width of the walled square, metres (a 40 x 40 m floor). */
@@ -78,5 +78,7 @@ export function arena(): Scenario {
     description: "A 40x40 m walled arena with 150 boxes and 50 balls resting on the floor at seeded positions: the default room for players to push things around.",
     world: { bounds: builtinBounds() },
     bodies,
+    camera: camera([0, 26, 44], [0, 0, 2]),
+    spawn: [0, 1, 19],
   };
 }

@@ -1,4 +1,5 @@
 import type { BodyDef, QuatTuple, Vec3Tuple, WorldBounds } from "../../engine/types.ts";
+import type { ScenarioCamera } from "../format.ts";
 
 /**
  * Reference conventions shared by every built-in scene. The benchmark builds the same scenes in cannon-es
@@ -73,6 +74,14 @@ export function ball(id: string, radius: number, position: Vec3Tuple): BodyDef {
     friction: REFERENCE_FRICTION,
     restitution: REFERENCE_RESTITUTION,
   };
+}
+
+/**
+ * A scene's camera hint. Each built-in's is chosen so that, from its spawn point, the avatar and the
+ * scene's bodies are in view of a 16:10 window and the avatar's forward (W) walks toward the action.
+ */
+export function camera(position: Vec3Tuple, target: Vec3Tuple): ScenarioCamera {
+  return { position, target };
 }
 
 /** Offset of cell `i` in a row of `count` cells `spacing` apart, centred on 0. */

@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { builtinBounds, centred, ground, unitBox } from "./common.ts";
+import { builtinBounds, camera, centred, ground, unitBox } from "./common.ts";
 
 const GRID = 30;
 const SPACING = 1.5;
@@ -20,5 +20,8 @@ export function fiedlerCubes(): Scenario {
     description: "Glenn Fiedler's snapshot-compression scene: 900 cubes resting on the ground in a 30x30 grid, mostly asleep until something pushes them.",
     world: { bounds: builtinBounds() },
     bodies,
+    // From behind the avatar, which stands just off the field's +z edge: W walks into the cubes.
+    camera: camera([0, 30, 50], [0, 0, 2]),
+    spawn: [0, 1, 24],
   };
 }

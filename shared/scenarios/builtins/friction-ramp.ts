@@ -1,6 +1,6 @@
 import type { BodyDef, QuatTuple, Vec3Tuple } from "../../engine/types.ts";
 import type { Scenario } from "../format.ts";
-import { builtinBounds, ground, REFERENCE_DENSITY, REFERENCE_RESTITUTION, staticBox, UNIT_HALF_EXTENTS } from "./common.ts";
+import { builtinBounds, camera, ground, REFERENCE_DENSITY, REFERENCE_RESTITUTION, staticBox, UNIT_HALF_EXTENTS } from "./common.ts";
 
 /** sin and cos of 10°: the ramp's quaternion is a +20° rotation about +z, written as literals. */
 const QZ = 0.17364817766693033;
@@ -55,5 +55,7 @@ export function frictionRamp(): Scenario {
       onRamp("grip", -0.75, 0.25),
       onRamp("slide", 0.75, 0.04),
     ],
+    camera: camera([1, 5, 15], [-1, 2, 0]),
+    spawn: [0, 1, 5],
   };
 }

@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { builtinBounds } from "./common.ts";
+import { builtinBounds, camera } from "./common.ts";
 import { boxGrid } from "./pile1000.ts";
 
 /**
@@ -14,5 +14,7 @@ export function heap1000(): Scenario {
       "A thousand randomly tumbled unit boxes dropped from a 10x10x10 grid 1.8 m apart into a heap that spreads over the ground; the hardest broad/narrow-phase and solver workload of the built-ins.",
     world: { sleep: false, bounds: builtinBounds() },
     bodies: boxGrid(1.8, 1001, (prng) => prng.unitQuaternion()),
+    camera: camera([18, 20, 38], [0, 8, 0]),
+    spawn: [0, 1, 13],
   };
 }

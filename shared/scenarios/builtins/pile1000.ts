@@ -1,7 +1,7 @@
 import type { BodyDef, QuatTuple } from "../../engine/types.ts";
 import type { Scenario } from "../format.ts";
 import { createPrng, type Prng } from "../prng.ts";
-import { builtinBounds, centred, ground, unitBox } from "./common.ts";
+import { builtinBounds, camera, centred, ground, unitBox } from "./common.ts";
 
 const COUNT = 10;
 const LOWEST_Y = 3;
@@ -42,5 +42,7 @@ export function pile1000(): Scenario {
       "A thousand unit boxes, each turned by a random yaw, dropped from a 10x10x10 grid 1.5 m apart; they land as 100 stacks of ten. The reference engines' benchmark scene (see heap1000 for a tumbling heap).",
     world: { sleep: false, bounds: builtinBounds() },
     bodies: boxGrid(1.5, 1000, (prng) => prng.yawQuaternion()),
+    camera: camera([16, 18, 32], [0, 7, 0]),
+    spawn: [0, 1, 11],
   };
 }

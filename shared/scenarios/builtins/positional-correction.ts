@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { builtinBounds, REFERENCE_FRICTION, REFERENCE_RESTITUTION } from "./common.ts";
+import { builtinBounds, camera, REFERENCE_FRICTION, REFERENCE_RESTITUTION } from "./common.ts";
 
 /**
  * The positional-correction case: two 1 kg spheres of radius 1 overlapping by 0.5 m in zero gravity,
@@ -27,5 +27,8 @@ export function positionalCorrection(): Scenario {
       bounds: builtinBounds(),
     },
     bodies: [sphere("a", 0), sphere("b", 1.5)],
+    // Zero gravity and nothing static: the avatar floats beside the spheres, at their height.
+    camera: camera([0.75, 2.5, 11], [0.75, 0, 0]),
+    spawn: [0.75, 0, 4],
   };
 }

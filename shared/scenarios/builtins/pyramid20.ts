@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { builtinBounds, centred, ground, unitBox } from "./common.ts";
+import { builtinBounds, camera, centred, ground, unitBox } from "./common.ts";
 
 const BASE = 20;
 
@@ -15,5 +15,7 @@ export function pyramid20(): Scenario {
     description: "A 20-box-wide pyramid of 210 touching unit boxes in one plane; it should stand without sliding apart.",
     world: { sleep: false, bounds: builtinBounds() },
     bodies,
+    camera: camera([0, 11, 34], [0, 9, 0]),
+    spawn: [0, 1, 4],
   };
 }

@@ -1,5 +1,5 @@
 import type { Scenario } from "../format.ts";
-import { ball, builtinBounds, centred, ground } from "./common.ts";
+import { ball, builtinBounds, camera, centred, ground } from "./common.ts";
 
 const COUNTS = [20, 5, 20] as const;
 const SPACING = 1.2;
@@ -25,5 +25,7 @@ export function rain2000(): Scenario {
     description: "Two thousand spheres fall from a grid onto the ground and spread out; tests many simultaneous sphere contacts.",
     world: { sleep: false, bounds: builtinBounds() },
     bodies,
+    camera: camera([0, 22, 36], [0, 2, 0]),
+    spawn: [0, 1, 15],
   };
 }
