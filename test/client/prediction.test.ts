@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AvatarPredictor } from "../../client/src/sim/avatar-predictor.ts";
+import { AvatarPredictor, type PredictorOptions } from "../../client/src/sim/avatar-predictor.ts";
 import { WorldMirror } from "../../client/src/sim/world-mirror.ts";
 import type { Vec3Tuple } from "../../shared/engine/index.ts";
 import { kindOf } from "../../shared/net/index.ts";
@@ -41,41 +41,78 @@ interface Run {
   predicted: Vec3Tuple[];
 }
 
+/** What the client is doing at a tick: planar velocity, and a jump. */
+type InputAt = (tick: number) => [number, number] | [number, number, boolean];
+
+interface RunOptions {
+  /** The server's scene (default: ground, a wall and a crate under Earth gravity). */
+  scenario?: Scenario;
+  /** Gravity the client's mirror starts with (default the scene's), and the tick it learns the room's. */
+  mirrorGravity?: Vec3Tuple;
+  learnGravityAt?: number;
+  disturb?: (tick: number, p: AvatarPredictor) => void;
+  predictor?: PredictorOptions;
+  /** Ticks the client's stamps are off by (a wrong RTT estimate); positive: stamped later than the server applies. */
+  stampOffset?: number;
+  /** Server positions quantized to 1 mm, as on the wire. */
+  quantize?: boolean;
+}
+
 /** Drives the server and the predictor with `inputAt(tick)`; returns the reconciled error per patch. */
-function run(ticks: number, latency: number, inputAt: (tick: number) => [number, number], disturb?: (tick: number, p: AvatarPredictor) => void): Run {
-  const sim = new RoomSim(scene());
+function run(ticks: number, latency: number, inputAt: InputAt, options: RunOptions | ((tick: number, p: AvatarPredictor) => void) = {}): Run & { snaps: number } {
+  const opts = typeof options === "function" ? { disturb: options } : options;
+  const sim = new RoomSim(opts.scenario ?? scene());
   sim.enqueue({ type: "join", session: "me" });
   sim.step();
-  const mirror = new WorldMirror(60);
+  const mirror = new WorldMirror(60, opts.mirrorGravity ?? [...sim.world.settings.gravity]);
   feedMirror(mirror, sim);
-  const predictor = new AvatarPredictor(mirror);
+  const predictor = new AvatarPredictor(mirror, opts.predictor);
+  const wire = (v: number) => (opts.quantize ? Math.round(v * 1000) / 1000 : v);
   const avatar = sim.avatarOf("me")!;
   predictor.attach("me", avatar.bodyId, sim.world.getPosition(avatar.handle));
-  const inFlight: [number, number, number][] = [];
+  const inFlight: [number, number, number, boolean][] = [];
   const out: Run = { errors: [], server: [], predicted: [] };
   for (let k = 1; k <= ticks; k++) {
-    const [vx, vz] = inputAt(k);
+    if (k === opts.learnGravityAt) mirror.setGravity(sim.world.settings.gravity);
+    const [vx, vz, jump = false] = inputAt(k);
     // Client: apply now, stamped with the server tick that will apply it.
-    predictor.setInput(vx, vz, false);
-    predictor.step(sim.tick + latency);
-    disturb?.(k, predictor);
-    inFlight.push([sim.tick + latency, vx, vz]);
+    predictor.setInput(vx, vz, jump);
+    predictor.step(sim.tick + latency + (opts.stampOffset ?? 0));
+    opts.disturb?.(k, predictor);
+    inFlight.push([sim.tick + latency, vx, vz, jump]);
     // Server: inputs whose time has come, then the tick.
     while (inFlight.length > 0 && inFlight[0][0] <= sim.tick + 1) {
-      const [, ivx, ivz] = inFlight.shift()!;
-      sim.enqueue({ type: "move", session: "me", vx: ivx, vz: ivz });
+      const [, ivx, ivz, ijump] = inFlight.shift()!;
+      sim.enqueue({ type: "move", session: "me", vx: ivx, vz: ivz, ...(ijump ? { jump: true } : {}) });
     }
     sim.step();
     if (sim.tick % 3 === 0) {
       feedMirror(mirror, sim);
       const p = sim.world.getPosition(avatar.handle);
-      predictor.reconcile(sim.tick, p[0], p[1], p[2]);
+      predictor.reconcile(sim.tick, wire(p[0]), wire(p[1]), wire(p[2]));
       out.errors.push(predictor.lastError);
       out.server.push([...p] as Vec3Tuple);
       out.predicted.push([...predictor.current] as Vec3Tuple);
     }
   }
-  return { ...out, snaps: predictor.snaps } as Run & { snaps: number };
+  return { ...out, snaps: predictor.snaps };
+}
+
+/**
+ * A zero-gravity room like `positional-correction`: nothing static under any spawn spot, so the avatar is
+ * put at the origin at standing height and floats there.
+ */
+function zeroGravity(): Scenario {
+  return {
+    name: "zero-g",
+    world: { gravity: [0, 0, 0] },
+    bodies: [{ id: "block", type: "static", shape: { type: "box", halfExtents: [1, 1, 1] }, position: [120, 0, 0] }],
+  };
+}
+
+/** Distance between the predicted and the server position at each patch. */
+function gaps(r: Run): number[] {
+  return r.server.map((s, i) => Math.hypot(s[0] - r.predicted[i][0], s[1] - r.predicted[i][1], s[2] - r.predicted[i][2]));
 }
 
 describe("own-avatar prediction with the shared controller", () => {
@@ -104,7 +141,7 @@ describe("own-avatar prediction with the shared controller", () => {
         const pos = world.getPosition(p.avatar!.handle);
         world.setTransform(p.avatar!.handle, [pos[0] + pushed, pos[1], pos[2]]);
       }
-    }) as Run & { snaps: number };
+    });
     expect(r.snaps).toBe(0);
     const at = Math.floor(60 / 3);
     expect(r.errors[at]).toBeGreaterThan(pushed * 0.9);
@@ -123,10 +160,48 @@ describe("own-avatar prediction with the shared controller", () => {
         const pos = world.getPosition(p.avatar!.handle);
         world.setTransform(p.avatar!.handle, [pos[0] + 8, pos[1], pos[2]]);
       }
-    }) as Run & { snaps: number };
+    });
     expect(r.snaps).toBe(1);
     const last = r.predicted[r.predicted.length - 1];
     const server = r.server[r.server.length - 1];
     expect(Math.hypot(last[0] - server[0], last[2] - server[2])).toBeLessThan(0.01);
+  });
+
+  it("corrects the vertical velocity too: a mirror that fell under the wrong gravity ends up on the server, not 0.8 m off", () => {
+    // The mirror believes in Earth gravity for the first half second of a zero-gravity room (a room
+    // whose gravity the client learns late), so the predicted avatar falls while the server's floats.
+    const r = run(240, 4, () => [0, 0], { scenario: zeroGravity(), mirrorGravity: [0, -9.81, 0], learnGravityAt: 30 });
+    const g = gaps(r);
+    console.log(`zero-g, gravity learned at tick 30: gap per patch (mm) ${g.map((e) => (e * 1000).toFixed(1)).join(" ")}`);
+    // Within a second of learning the gravity (tick 30 + 60 = patch 30) the prediction stands still where
+    // the server's avatar floats: no drift left (the velocity is right), and what is left of the position
+    // error is under the position correction's 1 cm deadband (without the velocity correction: 85 cm, for good).
+    const settled = g.slice(30);
+    expect(Math.max(...settled)).toBeLessThan(0.01);
+    expect(Math.max(...settled) - Math.min(...settled)).toBeLessThan(0.001);
+    expect(r.snaps).toBe(0);
+  });
+
+  it("keeps agreeing through jumps (the velocity correction leaves the ballistic arc alone)", () => {
+    // Jump every second (after the first, when the avatar has settled from its spawn clearance) while
+    // walking back and forth.
+    const r = run(360, 6, (k) => [k % 120 < 60 ? 4 : -4, 0, k > 60 && k % 60 === 10]);
+    const g = gaps(r);
+    const worst = Math.max(...r.errors.slice(5));
+    console.log(`jumps, latency 6 ticks: worst reconciled error ${(worst * 100).toFixed(2)} cm; gap per patch (cm) ${g.map((e) => (e * 100).toFixed(1)).join(" ")}`);
+    expect(worst).toBeLessThan(0.01);
+    expect(r.snaps).toBe(0);
+  });
+
+  it("a wrong RTT estimate (stamps 1-2 ticks off) does not make jumps worse than position correction alone", () => {
+    // Walking back and forth and jumping every 50 ticks, the server's positions quantized like the wire.
+    const input: InputAt = (k) => [k % 200 < 100 ? 3 : -3, 0, k > 60 && k % 50 === 7];
+    for (const stampOffset of [-2, -1, 1, 2]) {
+      const worst = (predictor: PredictorOptions) => Math.max(...run(600, 5, input, { stampOffset, quantize: true, predictor }).errors.slice(20));
+      const positionOnly = worst({ velocityDeadband: Number.POSITIVE_INFINITY });
+      const withVelocity = worst({});
+      console.log(`stamps ${stampOffset} ticks off: worst reconciled error ${(withVelocity * 100).toFixed(2)} cm (position correction alone ${(positionOnly * 100).toFixed(2)} cm)`);
+      expect(withVelocity).toBeLessThanOrEqual(positionOnly + 0.001);
+    }
   });
 });

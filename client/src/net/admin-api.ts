@@ -59,16 +59,15 @@ export class AdminApi {
   }
 
   /**
-   * Checks the token without changing anything: an empty settings patch passes the auth hook (401 for a
-   * wrong token) and is then refused by validation (400: at least one property).
+   * Checks the token without changing anything: POST /auth/check answers 204 to the admin token and 401
+   * to anything else (the route exists for this; it does nothing).
    */
-  async checkToken(id: string): Promise<boolean> {
+  async checkToken(): Promise<boolean> {
     try {
-      await this.call("PATCH", `/rooms/${encodeURIComponent(id)}/settings`, {});
+      await this.call("POST", "/auth/check");
       return true;
     } catch (err) {
       if (err instanceof AdminError && err.status === 401) return false;
-      if (err instanceof AdminError && err.status === 400) return true;
       throw err;
     }
   }

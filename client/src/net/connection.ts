@@ -20,6 +20,25 @@ export interface JoinTarget {
   scenario?: string;
 }
 
+/**
+ * The room a join asked for by id does not exist (any more): a saved link to a room since closed. Carries
+ * the scenario the link remembered, if any, so the page can offer a new room of it.
+ */
+export class RoomGoneError extends Error {
+  readonly roomId: string;
+  readonly scenario: string | undefined;
+  constructor(roomId: string, scenario: string | undefined) {
+    super(`room ${roomId} is closed`);
+    this.roomId = roomId;
+    this.scenario = scenario;
+  }
+}
+
+/** How the matchmaker answers a join of a room id it does not know (Colyseus: `room "<id>" not found`). */
+function isUnknownRoom(err: unknown): boolean {
+  return /\bnot found\b/i.test((err as Error)?.message ?? "");
+}
+
 /** How long after losing the room we keep trying to get the same seat back (the server holds it 10 s). */
 const SEAT_HELD_MS = 10_000;
 
@@ -47,6 +66,8 @@ export class Connection {
   onRoom: (room: PhysicsRoom) => void = () => {};
   onWelcome: (welcome: WelcomeMessage) => void = () => {};
   onStateChange: (state: ConnectionState, detail: string) => void = () => {};
+  /** The server refused one of our messages (e.g. the spawn rate limit), with the reason. */
+  onRejected: (rejection: RejectedMessage) => void = () => {};
   /** What to rejoin after losing the room (the app fills in the scenario once it knows it). */
   readonly target: JoinTarget = {};
   private pingTimer: ReturnType<typeof setInterval> | null = null;
@@ -59,22 +80,35 @@ export class Connection {
     this.admin = admin;
   }
 
+  /**
+   * The page's first join. A room asked for by id that does not exist is a RoomGoneError (the page
+   * offers a new room rather than silently putting the player somewhere else); any failure leaves the
+   * state "disconnected" with the reason.
+   */
   async join(target: JoinTarget): Promise<PhysicsRoom> {
     this.target.roomId = target.roomId;
     this.target.scenario = target.scenario;
     this.set("connecting", "");
-    const room = await this.joinTarget(target);
+    let room: PhysicsRoom;
+    try {
+      room = await this.joinTarget(target, false);
+    } catch (err) {
+      const gone = target.roomId !== undefined && isUnknownRoom(err);
+      const failure = gone ? new RoomGoneError(target.roomId!, target.scenario) : (err as Error);
+      this.set("disconnected", gone ? failure.message : `could not join: ${failure.message}`);
+      throw failure;
+    }
     this.attach(room);
     return room;
   }
 
-  private async joinTarget(target: JoinTarget): Promise<PhysicsRoom> {
+  /** Joins the room asked for by id; if it is gone and `fallback`, a room of the scenario we came for (if known). */
+  private async joinTarget(target: JoinTarget, fallback: boolean): Promise<PhysicsRoom> {
     if (target.roomId) {
       try {
         return (await this.client.joinById(target.roomId, {}, RoomState)) as PhysicsRoom;
       } catch (err) {
-        // The room is gone: a room of the scenario we came for, if we know it.
-        if (target.scenario === undefined) throw err;
+        if (!fallback || target.scenario === undefined) throw err;
       }
     }
     const scenario = target.scenario ?? "arena";
@@ -107,6 +141,7 @@ export class Connection {
     room.onMessage(MSG_REJECTED, (m: RejectedMessage) => {
       this.rejected.push(m);
       if (this.rejected.length > 20) this.rejected.shift();
+      this.onRejected(m);
     });
     room.onDrop((code) => this.set("reconnecting", `connection lost (${code}), reconnecting…`));
     room.onReconnect(() => this.set("connected", "reconnected"));
@@ -138,7 +173,7 @@ export class Connection {
         const room =
           Date.now() < until && token
             ? ((await this.client.reconnect(token, RoomState)) as PhysicsRoom)
-            : await this.joinTarget(this.target);
+            : await this.joinTarget(this.target, true);
         this.attach(room);
         return;
       } catch (err) {

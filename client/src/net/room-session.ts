@@ -1,5 +1,14 @@
-import type { Vec3Tuple } from "../../../shared/engine/index.ts";
-import { MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, type RoomInfo, type RoomState, type WelcomeMessage } from "../../../shared/net/index.ts";
+import { resolveSettings, type Vec3Tuple } from "../../../shared/engine/index.ts";
+import {
+  MSG_IMPULSE,
+  MSG_MOVE,
+  MSG_SPAWN,
+  type RejectedMessage,
+  type RoomInfo,
+  type RoomSettings,
+  type RoomState,
+  type WelcomeMessage,
+} from "../../../shared/net/index.ts";
 import { getBuiltinScenario } from "../../../shared/scenarios/index.ts";
 import { avatarBodyId } from "../../../shared/sim/index.ts";
 import { AdminApi } from "./admin-api.ts";
@@ -23,20 +32,25 @@ export class RoomSession {
   joined = false;
   /** The room's info from the newest poll (GET /rooms/:id). */
   info: RoomInfo | null = null;
-  /** The room's gravity as last reported (its settings); the world mirror is kept at it. */
+  /** The room's gravity as last reported (its welcome, then its info); the world mirror is kept at it. */
   readonly gravity: [number, number, number] = [0, -9.81, 0];
+  /** The room's settings as last reported (its welcome, then every poll of its info); null before the welcome. */
+  settings: RoomSettings | null = null;
   /** A room was attached; `newSession`: a different seat than before (or the first). */
   onSeat: (room: PhysicsRoom, newSession: boolean) => void = () => {};
   onWelcome: (welcome: WelcomeMessage) => void = () => {};
   /** After a patch went into `snapshots`; `scenarioChanged` when it is the first of another scenario. */
   onSnapshot: (state: RoomState, scenarioChanged: boolean) => void = () => {};
   onInfo: (info: RoomInfo) => void = () => {};
+  /** The server refused one of our messages (the reason is for the player). */
+  onRejected: (rejection: RejectedMessage) => void = () => {};
   private lastScenario = "";
 
   constructor(endpoint: string) {
     this.conn = new Connection(endpoint, this.admin);
     this.conn.onRoom = (room) => this.attach(room);
     this.conn.onWelcome = (w) => this.welcome(w);
+    this.conn.onRejected = (m) => this.onRejected(m);
     setInterval(() => void this.pollInfo(), INFO_POLL_MS);
   }
 
@@ -65,20 +79,42 @@ export class RoomSession {
     this.avatarId = avatarBodyId(room.sessionId);
     room.onStateChange((state) => this.ingest(state));
     this.joined = true;
-    // A reload rejoins this room rather than whatever the address asked for first.
-    const url = new URL(window.location.href);
-    if (url.searchParams.get("room") !== room.roomId) {
-      url.searchParams.set("room", room.roomId);
-      url.searchParams.delete("scenario");
-      window.history.replaceState(null, "", url);
-    }
+    this.rememberInAddress(room.roomId, this.conn.target.scenario);
     this.onSeat(room, newSession);
+  }
+
+  /**
+   * A reload rejoins this room rather than whatever the address asked for first, and the address keeps
+   * the room's scenario (a built-in one) so that a saved link to a room since closed can offer a new
+   * room of the same scenario: `?room=<id>&scenario=<name>`.
+   */
+  private rememberInAddress(roomId: string, scenario: string | undefined): void {
+    const url = new URL(window.location.href);
+    const before = url.search;
+    url.searchParams.set("room", roomId);
+    if (scenario) url.searchParams.set("scenario", scenario);
+    else url.searchParams.delete("scenario");
+    if (url.search !== before) window.history.replaceState(null, "", url);
   }
 
   private welcome(w: WelcomeMessage): void {
     this.snapshots.setRates(w);
     this.avatarId = w.avatarId;
+    this.takeSettings(w.settings);
     this.onWelcome(w);
+  }
+
+  /** The room's settings (welcome or info): the gravity the world mirror and the ball launcher use. */
+  private takeSettings(settings: RoomSettings): void {
+    this.settings = settings;
+    this.setGravity(settings.gravity);
+  }
+
+  private setGravity(g: readonly number[]): void {
+    this.gravity[0] = g[0];
+    this.gravity[1] = g[1];
+    this.gravity[2] = g[2];
+    this.snapshots.mirror.setGravity(g);
   }
 
   private ingest(state: RoomState): void {
@@ -87,7 +123,12 @@ export class RoomSession {
     if (scenarioChanged) {
       this.lastScenario = state.scenario;
       // After losing the room, rejoin a room of this scenario (when it is a built-in one).
-      this.conn.target.scenario = getBuiltinScenario(state.scenario) ? state.scenario : undefined;
+      const builtin = getBuiltinScenario(state.scenario);
+      this.conn.target.scenario = builtin ? state.scenario : undefined;
+      if (this.room) this.rememberInAddress(this.room.roomId, this.conn.target.scenario);
+      // A reload of another scene brings its gravity now, not at the next poll of the room's info (a
+      // scenario given as JSON, or a gravity knob turned, is only known from that poll).
+      if (builtin && this.settings) this.setGravity(resolveSettings(builtin.world).gravity);
     }
     this.onSnapshot(state, scenarioChanged);
   }
@@ -97,12 +138,10 @@ export class RoomSession {
     if (!id) return;
     try {
       const info = await this.admin.room(id);
+      // Answered after we moved on to another room: not this room's settings.
+      if (id !== this.room?.roomId) return;
       this.info = info;
-      const g = info.settings.gravity;
-      this.gravity[0] = g[0];
-      this.gravity[1] = g[1];
-      this.gravity[2] = g[2];
-      this.snapshots.mirror.setGravity(g);
+      this.takeSettings(info.settings);
       this.onInfo(info);
     } catch {
       // The room may be gone (reconnecting); the connection state says so.

@@ -22,6 +22,13 @@ export class SnapshotFeed {
   readonly avatarServer: Vec3Tuple = [Number.NaN, Number.NaN, Number.NaN];
   /** Whether the newest snapshot had the own avatar. */
   avatarSeen = false;
+  /** Server tick of the newest snapshot (NaN before the first). */
+  newestTick = Number.NaN;
+  /**
+   * The room's settings reached the world mirror (its welcome, for this seat): until then the mirror's
+   * gravity may be another room's or Earth's, and nothing is predicted with it.
+   */
+  settingsKnown = false;
   private avatarId = "";
   private lastBodies: unknown = null;
   private readonly q = [0, 0, 0, 1];
@@ -33,14 +40,18 @@ export class SnapshotFeed {
     this.mirror.rebuild(1000 / this.tickMs);
     this.lastBodies = null;
     this.avatarSeen = false;
+    this.newestTick = Number.NaN;
+    this.settingsKnown = false;
   }
 
-  /** The room's tick and patch rates, from its welcome message. */
+  /** The room's tick and patch rates and its gravity, from its welcome message. */
   setRates(w: WelcomeMessage): void {
     this.tickMs = 1000 / w.tickRate;
     this.clock.setRates(w.patchRateMs, this.tickMs);
     this.buffer.maxExtrapolationMs = w.patchRateMs;
     this.mirror.setTickRate(w.tickRate);
+    this.mirror.setGravity(w.settings.gravity);
+    this.settingsKnown = true;
   }
 
   /** One decoded patch: the state as it is now is the newest snapshot. */
@@ -52,6 +63,7 @@ export class SnapshotFeed {
     if (cut) this.mirror.rebuild(tickRate);
     this.lastBodies = state.bodies;
     this.mirror.setTickRate(tickRate);
+    this.newestTick = state.tick;
     this.clock.onSnapshot(time, now);
     this.buffer.begin(time, cut);
     this.mirror.begin();

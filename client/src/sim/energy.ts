@@ -4,9 +4,10 @@ import type { Scenario } from "../../../shared/scenarios/index.ts";
 import type { BodyTrack, SnapshotBuffer } from "../net/snapshot-buffer.ts";
 
 /**
- * Kinetic energy of the room as the client sees it. The wire state carries poses only (no velocities),
- * and the admin API's room info has no energy, so the client differentiates the two newest snapshots
- * of every dynamic body, over the exact server-time span between them (ticks, not arrival times):
+ * Kinetic energy of the room as the client sees it, at the snapshot rate. The wire state carries poses
+ * only (no velocities; the engine's exact figure comes with the room's info, once a second), so the
+ * client differentiates the two newest snapshots of every dynamic body, over the exact server-time span
+ * between them (ticks, not arrival times):
  *   v = Δp / Δt,  ω = 2 · axis·angle(q1 q0*) / Δt (body frame),  KE = Σ ½ m v² + ½ ωᵀ I ω.
  * Masses follow the engine's rule (mass, else density × volume; I of a solid box or sphere), with
  * `mass`/`density` taken from the scenario definition when the client knows it (built-in scenes)
@@ -15,13 +16,11 @@ import type { BodyTrack, SnapshotBuffer } from "../net/snapshot-buffer.ts";
  * Limits, by construction: it is the mean velocity over one patch interval (a bounce inside the interval
  * is averaged), and positions are quantized to 1 mm, so a 1 kg body moving less than 1 mm per 50 ms
  * patch reads as still (resolution ≈ ½ · 1 kg · (0.02 m/s)² = 2e-4 J per body). A sleeping body's two
- * samples are equal and count exactly zero. Potential energy uses the room's gravity.
+ * samples are equal and count exactly zero.
  */
 export interface EnergyReading {
   /** Σ ½ m v² + ½ ωᵀ I ω over dynamic bodies, joules. */
   kinetic: number;
-  /** Σ -m g·p over dynamic bodies, joules (relative to the origin). */
-  potential: number;
   /** Dynamic bodies in the newest snapshot, and how many of them are asleep. */
   dynamic: number;
   sleeping: number;
@@ -34,7 +33,6 @@ export interface BodyMaterialDef {
 
 export class EnergyMeter {
   private defs = new Map<string, BodyMaterialDef>();
-  gravity: [number, number, number] = [0, -9.81, 0];
 
   /** Uses the scenario's mass/density per body id (undefined: defaults for every body). */
   setScenario(scenario: Scenario | undefined): void {
@@ -51,11 +49,9 @@ export class EnergyMeter {
 
   measure(buffer: SnapshotBuffer, out: EnergyReading): EnergyReading {
     out.kinetic = 0;
-    out.potential = 0;
     out.dynamic = 0;
     out.sleeping = 0;
     const newest = buffer.newestTime;
-    const g = this.gravity;
     for (const track of buffer.tracks.values()) {
       if ((track.kind & KIND_TYPE_MASK) !== KIND_DYNAMIC || track.removedAt !== Number.POSITIVE_INFINITY) continue;
       if (track.count === 0 || track.times[track.head] !== newest) continue;
@@ -63,20 +59,18 @@ export class EnergyMeter {
       const d = track.data;
       const o1 = track.head * 8;
       if ((d[o1 + 7] & 1) !== 0) out.sleeping++;
-      const m = this.massOf(track);
-      out.potential -= m * (g[0] * d[o1] + g[1] * d[o1 + 1] + g[2] * d[o1 + 2]);
       if (track.count < 2 || (d[o1 + 7] & 2) !== 0) continue;
       const i0 = track.index(1);
       const dt = (track.times[track.head] - track.times[i0]) / 1000;
       if (!(dt > 0)) continue;
-      out.kinetic += bodyKineticEnergy(track, m, d, i0 * 8, o1, dt);
+      out.kinetic += bodyKineticEnergy(track, this.massOf(track), d, i0 * 8, o1, dt);
     }
     return out;
   }
 }
 
 export function createEnergyReading(): EnergyReading {
-  return { kinetic: 0, potential: 0, dynamic: 0, sleeping: 0 };
+  return { kinetic: 0, dynamic: 0, sleeping: 0 };
 }
 
 /** The engine's mass rule for a body of this kind and size. */

@@ -47,6 +47,8 @@ export class Motion {
   /** One predicted tick with the input the server was sent, stamped with the tick the server should apply it at. */
   predict(now: number, vx: number, vz: number, jump: boolean, rttMs: number): void {
     this.predictor.setInput(vx, vz, jump);
+    // The full state arrives before the welcome: no tick runs under a gravity that may not be the room's.
+    if (!this.feed.settingsKnown) return;
     const tickMs = this.feed.tickMs;
     const rtt = Number.isNaN(rttMs) ? 0 : rttMs;
     const serverNow = this.feed.clock.serverNow(now);

@@ -1,5 +1,5 @@
 import { type BodyDef, type Vec3Tuple, World } from "../../../shared/engine/index.ts";
-import { KIND_BOX, KIND_DYNAMIC, KIND_KINEMATIC, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
+import { KIND_BOX, KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
 
 /**
  * The client's copy of the room's world, built from received bodies (newest snapshot, not the
@@ -112,5 +112,7 @@ export function mirrorBodyDef(
     shape: (kind & KIND_BOX) !== 0 ? { type: "box", halfExtents: [hx, hy, hz] } : { type: "sphere", radius: hx },
     position,
     rotation,
+    // A sensor never blocks: the predicted avatar must walk through it as the server's does.
+    sensor: (kind & KIND_SENSOR) !== 0,
   };
 }

@@ -1,15 +1,18 @@
-import type { RoomInfo, RoomState, WelcomeMessage } from "../../../shared/net/index.ts";
+import type { RejectedMessage, RoomInfo, RoomState, WelcomeMessage } from "../../../shared/net/index.ts";
 import { getBuiltinScenario } from "../../../shared/scenarios/index.ts";
 import type { AdminApi } from "../net/admin-api.ts";
-import type { ConnectionState } from "../net/connection.ts";
+import type { ConnectionState, RoomGoneError } from "../net/connection.ts";
 import type { SnapshotBuffer } from "../net/snapshot-buffer.ts";
 import { createEnergyReading, EnergyMeter } from "../sim/energy.ts";
-import { createHudValues, Hud } from "./hud.ts";
+import { createHudValues, Hud, type MessageKind } from "./hud.ts";
 import { KnobsPanel } from "./knobs.ts";
 import { LivePlot } from "./plot.ts";
 
 /** How often the HUD text and the plots are redrawn, ms. */
 const HUD_REFRESH_MS = 250;
+/** How long a notice stays in the HUD, ms (a refusal a little longer: it is the answer to something the player did). */
+const MESSAGE_MS = 6000;
+const REFUSAL_MS = 8000;
 
 export interface DashboardElements {
   hud: HTMLElement;
@@ -29,9 +32,11 @@ export interface LiveStats {
 }
 
 /**
- * Everything the player reads and turns: the HUD (connection, rates, bodies, energy, bandwidth, FPS),
- * the disconnect banner, the kinetic-energy and server-tick plots, and the knobs panel. The kinetic
- * energy is the client's own estimate from the two newest snapshots (sim/energy.ts).
+ * Everything the player reads and turns: the HUD (connection, rates, bodies, kinetic energy, bandwidth,
+ * FPS, and a notice line: what the page did, or what the server refused and why, for a few seconds),
+ * the banner (lost connection, a room that is gone), the kinetic-energy and server-tick plots, and the
+ * knobs panel. The kinetic energy is the client's own estimate from the two newest snapshots
+ * (sim/energy.ts), plotted beside the engine's exact figure from the room's info.
  */
 export class Dashboard {
   readonly values = createHudValues();
@@ -49,10 +54,11 @@ export class Dashboard {
   private bytesMark = 0;
   private bytesSince = 0;
   private hudSince = 0;
+  /** When the notice shown goes away (performance.now() ms), and how often the same refusal came in a row. */
+  private messageUntil = Number.POSITIVE_INFINITY;
+  private repeats = 0;
 
-  /** `gravity`: the room's gravity as the session keeps it (potential energy uses it). */
-  constructor(el: DashboardElements, admin: AdminApi, roomId: () => string, gravity: [number, number, number]) {
-    this.energy.gravity = gravity;
+  constructor(el: DashboardElements, admin: AdminApi, roomId: () => string) {
     this.hud = new Hud(el.hud);
     this.banner = el.banner;
     this.kePlot = new LivePlot(el.kePlot, {
@@ -78,8 +84,23 @@ export class Dashboard {
     this.knobs = new KnobsPanel(el.knobs, admin, roomId, (m) => this.say(m));
   }
 
-  say(message: string): void {
-    this.values.message = message;
+  /** A notice in the HUD for a few seconds. */
+  say(message: string, kind: MessageKind = "info", ms = MESSAGE_MS): void {
+    const v = this.values;
+    v.message = message;
+    v.messageKind = kind;
+    this.repeats = 1;
+    this.messageUntil = performance.now() + ms;
+  }
+
+  /** The server refused one of our messages: the reason, in the HUD (a run of the same one is counted, not repeated). */
+  refused(m: RejectedMessage): void {
+    const text = `server refused ${m.type === "*" ? "input" : m.type}: ${m.reason}`;
+    const v = this.values;
+    const again = v.messageKind === "refused" && v.message.startsWith(text) && performance.now() < this.messageUntil;
+    const repeats = again ? this.repeats + 1 : 1;
+    this.say(repeats > 1 ? `${text} (×${repeats})` : text, "refused", REFUSAL_MS);
+    this.repeats = repeats;
   }
 
   connection(state: ConnectionState, detail: string): void {
@@ -88,12 +109,27 @@ export class Dashboard {
     this.banner.textContent = detail || state;
   }
 
+  /**
+   * The room the address asked for is closed (a saved link): the banner says so and offers a new room of
+   * the scenario the link remembered (when it did) and the lobby.
+   */
+  roomGone(err: RoomGoneError): void {
+    const banner = this.banner;
+    banner.replaceChildren(`Room ${err.roomId} is closed.`);
+    if (err.scenario) {
+      banner.append(" ", link(`?scenario=${encodeURIComponent(err.scenario)}`, `Start a new ${err.scenario} room`, "new-room"));
+    }
+    banner.append(" ", link("/", "Go to the lobby", "lobby"));
+    banner.hidden = false;
+  }
+
   room(roomId: string): void {
     this.values.room = roomId;
   }
 
   welcome(w: WelcomeMessage): void {
     this.values.patchRateMs = w.patchRateMs;
+    this.knobs.sync(w.settings, this.values.scenario);
   }
 
   /** A patch went into the snapshot buffer: energy readout, its plot, and the HUD's room figures. */
@@ -114,7 +150,6 @@ export class Dashboard {
     v.dynamic = r.dynamic;
     v.sleeping = r.sleeping;
     v.kinetic = r.kinetic;
-    v.mechanical = r.kinetic + r.potential;
   }
 
   /** The room's info (polled every second): server tick times, and the knobs show its settings. */
@@ -139,6 +174,10 @@ export class Dashboard {
     if (now - this.hudSince >= HUD_REFRESH_MS) {
       this.hudSince = now;
       const v = this.values;
+      if (now >= this.messageUntil) {
+        v.message = "";
+        this.messageUntil = Number.POSITIVE_INFINITY;
+      }
       v.rttMs = live.rttMs;
       v.delayMs = live.delayMs;
       v.jitterMs = live.jitterMs;
@@ -148,4 +187,12 @@ export class Dashboard {
       this.tickPlot.draw();
     }
   }
+}
+
+function link(href: string, text: string, className: string): HTMLAnchorElement {
+  const a = document.createElement("a");
+  a.href = href;
+  a.textContent = text;
+  a.className = className;
+  return a;
 }

@@ -13,15 +13,19 @@ export interface HudValues {
   bodies: number;
   dynamic: number;
   sleeping: number;
+  /** Kinetic energy of the room's dynamic bodies, J (the client's estimate from the snapshots). */
   kinetic: number;
-  mechanical: number;
   bytesPerSecond: number;
   fps: number;
   tickP50: number;
   tickP99: number;
   predictionError: number;
+  /** The latest notice for the player (cleared after a few seconds), and whether it is a refusal. */
   message: string;
+  messageKind: MessageKind;
 }
+
+export type MessageKind = "info" | "refused";
 
 export function createHudValues(): HudValues {
   return {
@@ -37,13 +41,13 @@ export function createHudValues(): HudValues {
     dynamic: 0,
     sleeping: 0,
     kinetic: Number.NaN,
-    mechanical: Number.NaN,
     bytesPerSecond: 0,
     fps: 0,
     tickP50: Number.NaN,
     tickP99: Number.NaN,
     predictionError: 0,
     message: "",
+    messageKind: "info",
   };
 }
 
@@ -80,6 +84,7 @@ export class Hud {
     }
     this.message = document.createElement("div");
     this.message.className = "hud-message";
+    this.message.setAttribute("role", "status");
     root.append(table, this.message);
   }
 
@@ -96,11 +101,12 @@ export class Hud {
     set("rttMs", Number.isNaN(v.rttMs) ? "–" : `${Math.round(v.rttMs)} ms`);
     set("delayMs", Number.isNaN(v.delayMs) ? "–" : `${Math.round(v.delayMs)} ms (jitter ${Math.round(v.jitterMs)} ms)`);
     set("bodies", `${v.bodies} (${v.dynamic - v.sleeping} awake / ${v.sleeping} asleep)`);
-    set("kinetic", Number.isNaN(v.kinetic) ? "–" : `${formatNumber(v.kinetic)} J (KE+PE ${formatNumber(v.mechanical)} J)`);
+    set("kinetic", Number.isNaN(v.kinetic) ? "–" : `${formatNumber(v.kinetic)} J`);
     set("bytesPerSecond", `${formatNumber(v.bytesPerSecond / 1024)} KiB/s`);
     set("fps", v.fps.toFixed(0));
     set("tickP50", Number.isNaN(v.tickP50) ? "–" : `p50 ${v.tickP50.toFixed(2)} ms · p99 ${v.tickP99.toFixed(2)} ms`);
     set("predictionError", `${(v.predictionError * 100).toFixed(1)} cm`);
     if (this.message.textContent !== v.message) this.message.textContent = v.message;
+    this.message.dataset.kind = v.messageKind;
   }
 }

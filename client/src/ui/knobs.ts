@@ -1,8 +1,21 @@
-import { KNOB_KEYS, type KnobControl, type KnobKey, type KnobRange, ROOM_KNOBS, type RoomSettings, type RoomSettingsPatch } from "../../../shared/net/index.ts";
+import { BODY_DEFAULTS } from "../../../shared/engine/index.ts";
+import {
+  KNOB_KEYS,
+  type KnobControl,
+  type KnobKey,
+  type KnobRange,
+  type MaterialKey,
+  ROOM_KNOBS,
+  type RoomSettings,
+  type RoomSettingsPatch,
+} from "../../../shared/net/index.ts";
+import { getBuiltinScenario } from "../../../shared/scenarios/index.ts";
 import type { AdminApi } from "../net/admin-api.ts";
 import { seed001Stack } from "../sim/demo.ts";
 
 const TOKEN_KEY = "physics-admin-token";
+/** A control changed this recently is not overwritten by a settings report (one poll, plus the change's round trip), ms. */
+const CHANGE_SETTLE_MS = 2500;
 
 /** One knob of the panel as the knob table describes it (DOM-free: what the panel builds a control from). */
 export interface KnobSpec {
@@ -27,9 +40,35 @@ export function knobSpecs(): KnobSpec[] {
 type Control = {
   key: KnobKey;
   read: () => RoomSettingsPatch;
-  write: (s: RoomSettings) => void;
+  /** Shows the room's settings; `own` is each material's value when it is not overridden. */
+  write: (s: RoomSettings, own: MaterialValues) => void;
   elements: HTMLElement[];
 };
+
+/** A material's value on the scene's bodies when no override is set (what ticking the override starts from). */
+export type MaterialValues = Record<MaterialKey, number>;
+
+/**
+ * The value most of a scenario's dynamic bodies have for each material (all bodies if none is dynamic);
+ * the engine's body defaults for a scenario the client does not know (custom JSON, the stack demo's own).
+ */
+export function ownMaterialValues(scenario: string): MaterialValues {
+  const bodies = getBuiltinScenario(scenario)?.bodies ?? [];
+  const moving = bodies.filter((b) => b.type === "dynamic");
+  const pool = moving.length > 0 ? moving : bodies;
+  const commonest = (key: MaterialKey): number => {
+    const counts = new Map<number, number>();
+    for (const b of pool) {
+      const v = b[key] ?? BODY_DEFAULTS[key];
+      counts.set(v, (counts.get(v) ?? 0) + 1);
+    }
+    let best: number = BODY_DEFAULTS[key];
+    let n = 0;
+    for (const [v, c] of counts) if (c > n) [best, n] = [v, c];
+    return best;
+  };
+  return { friction: commonest("friction"), restitution: commonest("restitution") };
+}
 
 /** A patch of one knob (the key is the table's, the value its control's). */
 function patchOf(key: KnobKey, value: unknown): RoomSettingsPatch {
@@ -37,10 +76,12 @@ function patchOf(key: KnobKey, value: unknown): RoomSettingsPatch {
 }
 
 /**
- * The knobs panel: after the admin token is entered (and checked against the server), every knob of the
- * knob table is a control applied live through PATCH /rooms/:id/settings; scenarios load through
- * POST /rooms/:id/scenario. Values are refreshed from GET /rooms/:id (the app calls `sync`), except for
- * the control being edited.
+ * The knobs panel: after the admin token is entered (and checked against the server with
+ * POST /auth/check, which changes nothing), every knob of the knob table is a control applied live
+ * through PATCH /rooms/:id/settings; scenarios load through POST /rooms/:id/scenario. The controls show
+ * the room's settings before they are shown at all (from the welcome, then from GET /rooms/:id every
+ * second: the app calls `sync`), except for the control being edited; a material override that is off
+ * shows the scene's own value, so ticking it changes nothing until the slider moves.
  */
 export class KnobsPanel {
   private readonly api: AdminApi;
@@ -48,10 +89,14 @@ export class KnobsPanel {
   private readonly say: (message: string) => void;
   private readonly body: HTMLElement;
   private readonly controls: Control[] = [];
+  /** When each control was last changed by the user (performance.now() ms). */
+  private readonly changedAt = new Map<Control, number>();
   private readonly scenarioSelect: HTMLSelectElement;
   /** The last scenario loaded from this panel (name or JSON), for Reset. */
   private lastScenario: unknown = null;
   currentScenario = "";
+  /** The room's settings as last reported (null until the first report). */
+  private settings: RoomSettings | null = null;
   unlocked = false;
 
   constructor(root: HTMLElement, api: AdminApi, roomId: () => string, say: (message: string) => void) {
@@ -83,11 +128,13 @@ export class KnobsPanel {
     this.addKnobs();
   }
 
-  /** Scenario picker, Load and Reset (the last scenario loaded from here, else the room's). */
+  /** Scenario picker (the panel's full width), Load and Reset (the last scenario loaded from here, else the room's). */
   private addScenarioRow(): void {
     const load = button("Load", () => this.load(this.scenarioSelect.value));
     const reset = button("Reset", () => this.load(this.lastScenario ?? this.currentScenario));
-    this.body.append(row("scenario", this.scenarioSelect, load, reset));
+    const picker = row("scenario", load, reset, this.scenarioSelect);
+    picker.classList.add("scenario-picker");
+    this.body.append(picker);
   }
 
   /** The stack demo: the five-box stack at 8 or 1 iterations, warm starting off. */
@@ -124,7 +171,7 @@ export class KnobsPanel {
     if (token === "") return;
     this.api.token = token;
     try {
-      if (!(await this.api.checkToken(this.roomId()))) {
+      if (!(await this.api.checkToken())) {
         this.say("admin token refused (401)");
         sessionStorage.removeItem(TOKEN_KEY);
         return;
@@ -136,7 +183,8 @@ export class KnobsPanel {
     sessionStorage.setItem(TOKEN_KEY, token);
     this.unlocked = true;
     form.hidden = true;
-    this.body.hidden = false;
+    this.say("admin token accepted: knobs unlocked");
+    this.reveal();
     try {
       const list = await this.api.scenarios();
       this.scenarioSelect.innerHTML = "";
@@ -147,21 +195,40 @@ export class KnobsPanel {
     }
   }
 
-  /** Shows the room's current settings (skipping the control that has focus). */
+  /** Shows the controls once unlocked and the room's settings are known, every one at the room's value. */
+  private reveal(): void {
+    if (!this.unlocked || this.settings === null || !this.body.hidden) return;
+    const own = ownMaterialValues(this.currentScenario);
+    for (const c of this.controls) c.write(this.settings, own);
+    this.body.hidden = false;
+  }
+
+  /** The room's settings (its welcome, then every poll of its info) and scenario; shown except in the control that has focus. */
   sync(settings: RoomSettings, scenario: string): void {
-    this.currentScenario = scenario;
+    this.settings = settings;
+    if (scenario !== "") this.currentScenario = scenario;
     if (!this.unlocked) return;
+    if (this.body.hidden) {
+      this.reveal();
+      return;
+    }
+    const own = ownMaterialValues(this.currentScenario);
     const focused = document.activeElement;
+    const now = performance.now();
     for (const c of this.controls) {
-      if (c.elements.some((e) => e === focused)) continue;
-      c.write(settings);
+      // Not the control being edited, nor one just changed: the report may predate the change.
+      if (c.elements.some((e) => e === focused) || now - (this.changedAt.get(c) ?? Number.NEGATIVE_INFINITY) < CHANGE_SETTLE_MS) continue;
+      c.write(settings, own);
     }
   }
 
   private add(control: Control): void {
     this.controls.push(control);
     for (const e of control.elements) {
-      e.addEventListener("change", () => void this.apply(control.read()));
+      e.addEventListener("change", () => {
+        this.changedAt.set(control, performance.now());
+        void this.apply(control.read());
+      });
     }
   }
 
@@ -228,16 +295,17 @@ function sliderControl(spec: KnobSpec, step: number): { control: Control; elemen
   return { control: { key: spec.key, read: () => patchOf(spec.key, Number(input.value)), write, elements: [input] }, element: knobRow(spec, input, out) };
 }
 
-/** A material override: a checkbox (off = each body's own value, null) and the value. */
+/** A material override: a checkbox (off = each body's own value, null) and the value (off: the scene's own, where ticking starts). */
 function overrideControl(spec: KnobSpec, step: number): { control: Control; element: HTMLElement } {
   const on = el("input", { type: "checkbox", title: spec.hint }) as HTMLInputElement;
   const input = rangeInput(spec, step);
   const out = el("output");
   input.addEventListener("input", () => (out.textContent = input.value));
-  const write = (s: RoomSettings) => {
+  on.addEventListener("change", () => (out.textContent = on.checked ? input.value : "own"));
+  const write = (s: RoomSettings, own: MaterialValues) => {
     const value = s[spec.key] as number | null;
     on.checked = value !== null;
-    if (value !== null) input.value = String(value);
+    input.value = String(value ?? own[spec.key as MaterialKey]);
     out.textContent = value === null ? "own" : String(value);
   };
   const read = () => patchOf(spec.key, on.checked ? Number(input.value) : null);

@@ -103,11 +103,34 @@ export class LivePlot {
       }
       ctx.stroke();
     });
-    ctx.fillStyle = "#e8eef2";
+    this.drawLabels(Number.isNaN(last) ? "–" : `${formatNumber(last)} ${this.unit}`, this.log ? `log 1e${Math.round(lo)}…1e${Math.round(hi)}` : `0…${formatNumber(hi)}`);
+  }
+
+  /**
+   * The title with the newest value (top left), the series' names in their colours (top right), the
+   * y range (bottom right, small). Each fits its place: what does not fit is dropped, never drawn past
+   * the edge.
+   */
+  private drawLabels(value: string, scale: string): void {
+    const ctx = this.ctx;
+    const w = ctx.canvas.width;
+    ctx.textAlign = "left";
     ctx.font = "11px system-ui, sans-serif";
-    const labels = this.series.map((s) => s.label).join(" / ");
-    const scale = this.log ? `log, 1e${lo}…1e${hi}` : `0…${formatNumber(hi)}`;
-    ctx.fillText(`${this.title} ${labels}  ${Number.isNaN(last) ? "–" : formatNumber(last)} ${this.unit}  (${scale})`, 4, 11);
+    let x = w - 4;
+    for (let s = this.series.length - 1; s >= 0; s--) {
+      const label = this.series[s].label;
+      x -= ctx.measureText(label).width;
+      ctx.fillStyle = this.series[s].color;
+      ctx.fillText(label, x, 11);
+      x -= 8;
+    }
+    ctx.fillStyle = "#e8eef2";
+    const title = `${this.title} ${value}`;
+    ctx.fillText(ctx.measureText(title).width <= x - 4 ? title : value, 4, 11, Math.max(0, x - 4));
+    ctx.font = "9px system-ui, sans-serif";
+    ctx.fillStyle = "rgba(232, 238, 242, 0.6)";
+    const sw = ctx.measureText(scale).width;
+    ctx.fillText(scale, Math.max(4, w - 4 - sw), ctx.canvas.height - 4, w - 8);
   }
 }
 
