@@ -5,17 +5,18 @@ import { fileURLToPath } from "node:url";
 import { matchMaker, Server } from "@colyseus/core";
 import { Encoder } from "@colyseus/schema";
 import fastifyStatic from "@fastify/static";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { Logger } from "pino";
 import { type KnobRange, MAX_CLIENT_FRAME_BYTES, narrowKnobRanges, ROOM_NAME, type RangedKnobKey } from "../shared/net/index.ts";
 import { adminRoutes } from "./admin/routes.ts";
-import { AJV_OPTIONS } from "./admin/schemas.ts";
+import { AJV_OPTIONS, formatSchemaErrors } from "./admin/schemas.ts";
 import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
 import { presenceAndDriver, startProcessSweep } from "./cluster.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
 import { type ScenarioProbe, sharedScenarioProbe } from "./cpu/probe.ts";
 import { warmEngine } from "./cpu/warm-up.ts";
 import { replyNotFound, replyWithError } from "./http-errors.ts";
+import { DebugRequestLog } from "./logging.ts";
 import { matchmakingRoutes } from "./matchmaking.ts";
 import { ServerMetrics } from "./metrics.ts";
 import { type ConnectionGuard, type GuardedTransportOptions, withConnectionGuard } from "./net/transport.ts";
@@ -132,6 +133,7 @@ async function clientRoutes(app: FastifyInstance, opts: { clientDir?: string }):
   const clientDir = opts.clientDir ?? fileURLToPath(new URL("../client/dist", import.meta.url));
   if (existsSync(join(clientDir, "index.html"))) {
     await app.register(fastifyStatic, { root: clientDir, index: ["index.html"] });
+    if (existsSync(join(clientDir, "replay.html"))) await replayViewerRoutes(app, clientDir);
     return;
   }
   app.get("/", async (_req, reply) =>
@@ -141,16 +143,31 @@ async function clientRoutes(app: FastifyInstance, opts: { clientDir?: string }):
   );
 }
 
+/**
+ * The replay viewer (client/replay.html): one page for `/replay/` (drop a file) and `/replay/<roomId>`
+ * (which fetches `GET /rooms/<roomId>/replay`). The build's asset paths are relative, so from those
+ * addresses they resolve under `/replay/assets/`: served from the same assets directory.
+ */
+async function replayViewerRoutes(app: FastifyInstance, clientDir: string): Promise<void> {
+  await app.register(fastifyStatic, { root: join(clientDir, "assets"), prefix: "/replay/assets/", decorateReply: false });
+  const page = (_req: unknown, reply: FastifyReply) => reply.sendFile("replay.html", clientDir);
+  app.get("/replay", page);
+  app.get("/replay/", page);
+  app.get("/replay/:roomId", page);
+}
+
 /** Fastify with its plugins: the browser client, the admin API, the matchmaking routes; one error path for all of them. */
 async function createHttpApp(options: AppOptions, config: RoomConfig): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
-    // Two info lines per request would let any anonymous client grow the log as fast as it can send;
-    // access logs belong to the reverse proxy. Errors and refusals (rate-limited) are still logged.
-    logController: new LogController({ disableRequestLogging: true }),
+    // One debug line per request (server/logging.ts): at info, every open browser tab's polling would
+    // bury the rest, and any anonymous client could grow the log as fast as it can send. Errors and
+    // refusals (rate-limited) are still logged at their levels.
+    logController: new DebugRequestLog(),
     trustProxy: trustProxyOption(options.trustProxy),
     ajv: { customOptions: { ...AJV_OPTIONS } },
+    schemaErrorFormatter: formatSchemaErrors,
   });
   app.setErrorHandler(replyWithError);
   app.setNotFoundHandler(replyNotFound);

@@ -1,0 +1,193 @@
+import { type BodyDigest, bodyDigests, RoomSim, type RoomSimSnapshot, type SimInput } from "../../../shared/sim/index.ts";
+import type { ReplayData } from "./replay-file.ts";
+
+/**
+ * The viewer's simulation side (DOM-free): re-simulates a replay from its header and inputs with the
+ * engine and room simulation the server ran, checks every tick's hash against the recording and every
+ * keyframe's per-body hashes, and scrubs.
+ *
+ * Two RoomSims: the verifier runs once from tick 0 to the end (in slices, between frames) and leaves an
+ * exact snapshot every CHECKPOINT_INTERVAL ticks; the cursor is what is shown, and a seek restores the
+ * nearest checkpoint at or before the target and steps forward from there (or steps on from where the
+ * cursor already is, when that is closer). Snapshots are exact (shared/engine/world/snapshot.ts), so the
+ * cursor's state at tick t is the verifier's, bit for bit.
+ */
+export const CHECKPOINT_INTERVAL = 60;
+
+/** Per-tick verification state. */
+export const TICK_UNCHECKED = 0;
+export const TICK_MATCH = 1;
+export const TICK_MISMATCH = 2;
+
+export interface KeyframeResult {
+  tick: number;
+  /** Bodies whose hash differs or that exist on one side only. */
+  differing: BodyDifference[];
+}
+
+export interface BodyDifference {
+  id: string;
+  recorded: [number, number, number] | null;
+  replayed: [number, number, number] | null;
+}
+
+export interface Divergence {
+  /** First tick whose hash differs from the recording. */
+  tick: number;
+  /** Its line in the file. */
+  line: number;
+  recordedHash: string;
+  replayedHash: string;
+  /** Inputs applied at that tick. */
+  inputs: SimInput[];
+  /** The first keyframe at or after the divergence, where the differing bodies were named (null: none). */
+  keyframeTick: number | null;
+  bodies: BodyDifference[];
+}
+
+export class ReplayPlayer {
+  readonly data: ReplayData;
+  /** Ticks in the recording. */
+  readonly ticks: number;
+  /** TICK_* per tick, index t - 1. */
+  readonly status: Uint8Array;
+  readonly keyframeResults: KeyframeResult[] = [];
+  divergence: Divergence | null = null;
+  /** Last tick the verifier simulated. */
+  verifiedTo = 0;
+  /** Set when the recording itself cannot be simulated (a body definition the engine refuses…). */
+  error: string | null = null;
+  private readonly verifier: RoomSim;
+  readonly cursor: RoomSim;
+  private readonly checkpoints: RoomSimSnapshot[] = [];
+
+  constructor(data: ReplayData) {
+    this.data = data;
+    this.ticks = data.hashes.length;
+    this.status = new Uint8Array(this.ticks);
+    this.verifier = new RoomSim(structuredClone(data.header.scenario), data.header.options);
+    this.cursor = new RoomSim(structuredClone(data.header.scenario), data.header.options);
+    this.checkpoints.push(this.verifier.snapshot());
+  }
+
+  get verified(): boolean {
+    return this.verifiedTo >= this.ticks || this.error !== null;
+  }
+
+  get keyframesMatched(): number {
+    return this.keyframeResults.filter((k) => k.differing.length === 0).length;
+  }
+
+  get checkpointCount(): number {
+    return this.checkpoints.length;
+  }
+
+  /** Verifies ticks until `budgetMs` has passed (at least one tick). Returns true when done. */
+  verifySlice(budgetMs: number): boolean {
+    const start = performance.now();
+    while (!this.verified) {
+      try {
+        this.verifyNext();
+      } catch (err) {
+        this.error = `tick ${this.verifiedTo + 1}: the simulation failed: ${(err as Error).message}`;
+      }
+      if (performance.now() - start >= budgetMs) break;
+    }
+    return this.verified;
+  }
+
+  private verifyNext(): void {
+    const sim = this.verifier;
+    const t = sim.tick + 1;
+    const hash = stepWith(sim, this.data.inputs[t - 1]);
+    const recorded = this.data.hashes[t - 1];
+    this.status[t - 1] = hash === recorded ? TICK_MATCH : TICK_MISMATCH;
+    if (hash !== recorded && this.divergence === null) {
+      this.divergence = {
+        tick: t,
+        line: this.data.lines[t - 1],
+        recordedHash: recorded,
+        replayedHash: hash,
+        inputs: this.data.inputs[t - 1],
+        keyframeTick: null,
+        bodies: [],
+      };
+    }
+    const keyframe = this.data.keyframes.get(t);
+    if (keyframe) this.checkKeyframe(t, keyframe);
+    this.keepCheckpoint(sim);
+    this.verifiedTo = t;
+  }
+
+  private checkKeyframe(t: number, recorded: BodyDigest[]): void {
+    const differing = diffBodies(recorded, bodyDigests(this.verifier.world));
+    this.keyframeResults.push({ tick: t, differing });
+    // Bodies that differ while every hash agreed mean the world hash missed something: a divergence too.
+    if (this.divergence === null && differing.length > 0) {
+      this.divergence = { tick: t, line: this.data.lines[t - 1], recordedHash: "", replayedHash: "", inputs: [], keyframeTick: null, bodies: [] };
+    }
+    if (this.divergence !== null && this.divergence.keyframeTick === null) {
+      this.divergence.keyframeTick = t;
+      this.divergence.bodies = differing;
+    }
+  }
+
+  /**
+   * Moves the cursor to tick t (clamped to the recording): from where it is when that is on the way,
+   * else from the nearest checkpoint at or before t.
+   */
+  seek(t: number): void {
+    // Past a tick the simulation failed on there is nothing to show.
+    const last = this.error === null ? this.ticks : this.verifiedTo;
+    const target = Math.max(0, Math.min(last, Math.floor(t)));
+    const cursor = this.cursor;
+    const k = Math.min(Math.floor(target / CHECKPOINT_INTERVAL), this.checkpoints.length - 1);
+    const fromCheckpoint = k * CHECKPOINT_INTERVAL;
+    if (!(cursor.tick <= target && cursor.tick >= fromCheckpoint)) cursor.restore(this.checkpoints[k]);
+    while (cursor.tick < target) {
+      stepWith(cursor, this.data.inputs[cursor.tick]);
+      this.keepCheckpoint(cursor);
+    }
+  }
+
+  /**
+   * Keeps a snapshot of `sim` when it is on the next checkpoint tick not kept yet: by the verifier, or by
+   * the cursor when a seek runs ahead of the verification (both states are the same, bit for bit).
+   */
+  private keepCheckpoint(sim: RoomSim): void {
+    if (sim.tick === this.checkpoints.length * CHECKPOINT_INTERVAL) this.checkpoints.push(sim.snapshot());
+  }
+
+  /** The cursor's tick. */
+  get tick(): number {
+    return this.cursor.tick;
+  }
+
+  /** Ids of the bodies the divergence named, when the cursor is at or past it (else empty). */
+  divergingBodies(): string[] {
+    const d = this.divergence;
+    if (d === null || this.cursor.tick < d.tick) return [];
+    return d.bodies.map((b) => b.id);
+  }
+}
+
+/** Queues a tick's recorded inputs (copies: the sim keeps them) and steps; returns the new hash. */
+function stepWith(sim: RoomSim, inputs: SimInput[]): string {
+  for (const input of inputs) sim.enqueue(structuredClone(input));
+  return sim.step().hash;
+}
+
+/** Bodies whose hash differs or that exist on one side only, recorded order first (as the CLI reports them). */
+export function diffBodies(recorded: BodyDigest[], replayed: BodyDigest[]): BodyDifference[] {
+  const mine = new Map(replayed.map((d) => [d[0], d]));
+  const out: BodyDifference[] = [];
+  const seen = new Set<string>();
+  for (const r of recorded) {
+    seen.add(r[0]);
+    const m = mine.get(r[0]);
+    if (m && m[1] === r[1]) continue;
+    out.push({ id: r[0], recorded: [r[2], r[3], r[4]], replayed: m ? [m[2], m[3], m[4]] : null });
+  }
+  for (const m of replayed) if (!seen.has(m[0])) out.push({ id: m[0], recorded: null, replayed: [m[2], m[3], m[4]] });
+  return out;
+}
