@@ -1,16 +1,22 @@
-import { resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { writeReport } from "./report.ts";
 import { type LoadTestOptions, runLoadTest } from "./run.ts";
 
 /**
- * npm run loadtest -- --rooms R --clients C --scenario NAME --seconds T [--url URL] [--find-capacity]
+ * npm run loadtest -- --rooms R --clients C --scenario NAME --seconds T [--url URL] [--find-capacity] [--publish]
  *
- * Progress goes to stderr; the report is written under loadtest/reports/ (JSON, Markdown, SVG) and its
- * paths and verdict printed to stdout. Exit code: 0 when the run (or, with --find-capacity, the ramp
- * and the recovery) went as expected, 1 when a plain run did not hold or the server crashed, 2 on bad
- * arguments.
+ * Progress goes to stderr; the report is written under loadtest/reports/runs/ (JSON, Markdown, SVG; not
+ * tracked by git) and its paths and verdict printed to stdout. Only `--publish` replaces the tracked
+ * loadtest/reports/latest.* (and, for a capacity run, capacity-latest.*, which the README quotes), so a
+ * trial run changes nothing in the repository. Exit code: 0 when the run (or, with --find-capacity, the
+ * ramp and the recovery) went as expected, 1 when a plain run did not hold or the server crashed, 2 on
+ * bad arguments.
  */
+
+/** The tracked reports (`--publish`) and the default directory of every run's own report. */
+const REPORTS_DIR = join(import.meta.dirname, "reports");
+const RUNS_DIR = join(REPORTS_DIR, "runs");
 
 const HELP = `usage: npm run loadtest -- [options]
   --rooms R            rooms for a plain run (default 2)
@@ -28,7 +34,9 @@ const HELP = `usage: npm run loadtest -- [options]
   --nice N             run the spawned server and the bots at this priority (e.g. --nice=-10 on a shared machine; needs root)
   --retries N          measure a failing stage again when other processes used > 25% of a core (default 2)
   --profile            write a CPU profile of the spawned server (node --cpu-prof) next to the report
-  --out DIR            report directory (default loadtest/reports)
+  --out DIR            report directory (default loadtest/reports/runs, not tracked by git)
+  --publish            also copy the report to the tracked loadtest/reports/latest.* (capacity runs:
+                       and capacity-latest.*, the figures the README quotes)
   --seed N             bot behaviour seed (default 1)`;
 
 function fail(message: string): never {
@@ -63,6 +71,7 @@ const { values } = (() => {
         nice: { type: "string" },
         retries: { type: "string" },
         out: { type: "string" },
+        publish: { type: "boolean" },
         seed: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -78,7 +87,7 @@ if (values.help) {
   process.exit(0);
 }
 
-const outDir = resolve(values.out ?? "loadtest/reports");
+const outDir = values.out === undefined ? RUNS_DIR : resolve(values.out);
 const steps = values.steps
   ? values.steps.split(",").map((s) => int(s.trim(), "steps", 0))
   : [2, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64];
@@ -114,7 +123,8 @@ if (options.profileDir && options.url) fail("--profile needs a spawned server (n
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 const report = await runLoadTest(options);
-const files = writeReport(report, outDir);
+const files = writeReport(report, outDir, values.publish ? REPORTS_DIR : undefined);
 process.stdout.write(`${report.verdict}\nreport: ${files.md}\n        ${files.json}\n        ${files.svg}\n`);
+if (files.published.length > 0) process.stdout.write(`published: ${files.published.map((f) => relative(process.cwd(), f)).join(", ")}\n`);
 const ok = report.server.alive && (report.kind === "capacity" ? report.degradation === null || report.degradation.recovered !== false : report.stages.every((s) => s.held));
 process.exit(ok ? 0 : 1);

@@ -1,27 +1,41 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { renderPlot } from "./plot.ts";
+import { plotsOverTime, renderPlot } from "./plot.ts";
 import type { ProfileSummary } from "./profile-summary.ts";
 import type { LoadReport, StageResult } from "./types.ts";
 
+/** The report files of one run. */
+export interface ReportFiles {
+  json: string;
+  md: string;
+  svg: string;
+  /** The tracked copies it was published to (`--publish`), else empty. */
+  published: string[];
+}
+
 /**
- * Writes a run's report as JSON, Markdown and an SVG plot: `<stamp>-<kind>.{json,md,svg}`, copied to
- * `latest.*`, and for capacity runs also to `capacity-latest.*` (what the README quotes, so a quick
- * run does not replace it).
+ * Writes a run's report as JSON, Markdown and an SVG plot, `<stamp>-<kind>.{json,md,svg}` in `dir`
+ * (loadtest/reports/runs/ by default: ignored by git, so trial runs change nothing tracked). With
+ * `publishDir` (`--publish`) it is also copied there as `latest.*`, and a capacity run also as
+ * `capacity-latest.*` (what the README quotes, so a quick run does not replace it).
  */
-export function writeReport(report: LoadReport, dir: string): { json: string; md: string; svg: string } {
+export function writeReport(report: LoadReport, dir: string, publishDir?: string): ReportFiles {
   mkdirSync(dir, { recursive: true });
   const stamp = report.startedAt.replace(/[:.]/g, "-").replace(/Z$/, "");
   const base = join(dir, `${stamp}-${report.kind}`);
-  const files = { json: `${base}.json`, md: `${base}.md`, svg: `${base}.svg` };
+  const files: ReportFiles = { json: `${base}.json`, md: `${base}.md`, svg: `${base}.svg`, published: [] };
   writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(files.svg, renderPlot(report));
   writeFileSync(files.md, renderMarkdown(report, `${stamp}-${report.kind}.svg`));
+  if (publishDir === undefined) return files;
+  mkdirSync(publishDir, { recursive: true });
   const copies = report.kind === "capacity" ? ["latest", "capacity-latest"] : ["latest"];
   for (const name of copies) {
-    copyFileSync(files.json, join(dir, `${name}.json`));
-    copyFileSync(files.svg, join(dir, `${name}.svg`));
-    writeFileSync(join(dir, `${name}.md`), renderMarkdown(report, `${name}.svg`));
+    const to = (ext: string) => join(publishDir, `${name}.${ext}`);
+    copyFileSync(files.json, to("json"));
+    copyFileSync(files.svg, to("svg"));
+    writeFileSync(to("md"), renderMarkdown(report, `${name}.svg`));
+    files.published.push(to("md"), to("json"), to("svg"));
   }
   return files;
 }
@@ -79,7 +93,8 @@ export function renderMarkdown(r: LoadReport, svgName: string): string {
       `${o.inputHz} Hz moves, a shove every 2-4 s, a spawn every 15-25 s (≤ 4 per bot). Windows: ${o.warmupSeconds} s warm-up, then ${o.seconds} s measured.`,
   );
   lines.push("");
-  lines.push(`![tick-loop time, patch interval, bandwidth and CPU against rooms](${svgName})`);
+  const against = plotsOverTime(r) ? "over the measured window, second by second" : "against rooms";
+  lines.push(`![tick-loop time, patch interval, bandwidth and CPU ${against}](${svgName})`);
   lines.push("");
   lines.push(
     "| phase | rooms × clients (players) | held | tick-loop ms p50 / p95 / p99 | ticks over budget | tick ms p50 / p99 (max) | catch-up / skipped ticks | patch interval ms p50 / p99 | kB/s per client | join ms p50 / max | server CPU / ELU | server RSS MB | loop delay ms | bots CPU / ELU | other CPU | probe max late ms | errors / disconnects |",

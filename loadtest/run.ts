@@ -2,10 +2,10 @@ import { cpus, setPriority } from "node:os";
 import { type ELDHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { Admin } from "./admin-client.ts";
 import { Fleet } from "./fleet.ts";
-import { histogram, histogramDelta, histogramQuantile, parsePrometheus, type Scrape } from "./prom.ts";
 import { newestProfile, type ProfileSummary, summarizeProfile } from "./profile-summary.ts";
 import { machineCpu, type ServerProcess, startProbe, startServerProcess } from "./server-process.ts";
 import { buildStageResult, CONTAMINATION_CPU_PERCENT, LOOP_DELAY_RESOLUTION_MS, type StageWindow, sumCpu } from "./stage-result.ts";
+import { type BotCounters, TimelineSampler } from "./timeline.ts";
 import type { LoadReport, LoadTestOptions, StageResult } from "./types.ts";
 
 export type { LoadReport, LoadTestOptions, Quantiles, StageResult } from "./types.ts";
@@ -21,7 +21,9 @@ export { CONTAMINATION_CPU_PERCENT, judge } from "./stage-result.ts";
  * and the generator's own counters, turned into a result by `buildStageResult`), and at the end teardown.
  */
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+/** Interval between the /metrics scrapes of a window (one timeline point each), ms. */
+const SAMPLE_MS = 1000;
 
 /** The two /metrics texts around a measurement window and what the generator saw during it. */
 export interface MeasuredWindow {
@@ -155,10 +157,12 @@ export class LoadRun {
     const elu0 = performance.eventLoopUtilization();
     const machine0 = machineCpu();
     const t0 = performance.now();
+    const sampler = new TimelineSampler(before, t0, roomIds, this.botCounters());
     const probeFrom = this.probe.samples.length;
-    await this.sleepThroughWindow(t0, parsePrometheus(before), roomIds);
+    await this.sampleThroughWindow(t0, sampler, roomIds.length);
     const after = await this.admin.metricsText();
     const seconds = (performance.now() - t0) / 1000;
+    sampler.sample(after, performance.now());
     const cpu = process.cpuUsage(cpu0);
     const elu = performance.eventLoopUtilization(elu0);
     const machine1 = machineCpu();
@@ -192,33 +196,42 @@ export class LoadRun {
         busyShare: machine0 && machine1 && machine1.total > machine0.total ? (machine1.busy - machine0.busy) / (machine1.total - machine0.total) : null,
         noise,
       },
+      timeline: sampler.points,
     };
     return { before, after, window };
   }
 
-  /** Sleeps through the window, printing a progress line every 2 s (windows of 4 s or more). */
-  private async sleepThroughWindow(t0: number, before: Scrape, roomIds: string[]): Promise<void> {
+  /** The fleet's counters as the timeline sampler reads them. */
+  private botCounters(): BotCounters {
+    const { fleet } = this;
+    return {
+      patchIntervalsMs: () => fleet.window.patchIntervals.view(),
+      bytes: () => fleet.window.bytes,
+      bots: () => fleet.bots().length,
+      connected: () => fleet.connected(),
+    };
+  }
+
+  /**
+   * Sleeps through the window, scraping /metrics every second for the timeline (the window's end is its
+   * last point, taken by measureWindow) and printing a progress line every 2 s (windows of 4 s or more).
+   */
+  private async sampleThroughWindow(t0: number, sampler: TimelineSampler, rooms: number): Promise<void> {
     const { seconds, clients } = this.options;
-    const ids = new Set(roomIds);
-    const ours = (l: Record<string, string>) => ids.has(l.room);
-    const n = roomIds.length;
-    let previous = before;
-    let tPrev = t0;
-    while (performance.now() - t0 < seconds * 1000) {
-      await sleep(Math.min(2000, seconds * 1000 - (performance.now() - t0)));
+    const end = t0 + seconds * 1000;
+    for (let k = 1; t0 + k * SAMPLE_MS <= end - SAMPLE_MS / 2; k++) {
+      await sleep(t0 + k * SAMPLE_MS - performance.now());
+      const text = await this.admin.metricsText().catch(() => null);
+      if (text === null) continue;
       const now = performance.now();
-      if (seconds < 4 || now - t0 >= seconds * 1000 - 500) continue;
-      const s = await this.admin.scrape().catch(() => null);
-      if (!s) continue;
-      const loop = histogramDelta(histogram(s, "physics_tick_loop_ms", ours), histogram(previous, "physics_tick_loop_ms", ours));
-      const cpu = ((sumCpu(s) - sumCpu(previous)) / ((now - tPrev) / 1000)) * 100;
+      const point = sampler.sample(text, now);
+      if (seconds < 4 || k % 2 !== 0) continue;
       this.log(
-        `[${n} rooms × ${clients}] ${((now - t0) / 1000).toFixed(0)}/${seconds} s  bots ${this.fleet.connected()}/${n * clients}  ` +
-          `tick-loop p99 ${histogramQuantile(loop, 0.99).toFixed(1)} ms  patches ${(this.fleet.window.patches / ((now - t0) / 1000)).toFixed(0)}/s  server CPU ${cpu.toFixed(0)}%`,
+        `[${rooms} rooms × ${clients}] ${point.t.toFixed(0)}/${seconds} s  bots ${this.fleet.connected()}/${rooms * clients}  ` +
+          `tick-loop p99 ${point.tickLoopMs.p99.toFixed(1)} ms  patches ${(this.fleet.window.patches / ((now - t0) / 1000)).toFixed(0)}/s  server CPU ${point.serverCpuPercent.toFixed(0)}%`,
       );
-      previous = s;
-      tPrev = now;
     }
+    await sleep(end - performance.now());
   }
 
   /**

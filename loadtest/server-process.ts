@@ -49,7 +49,7 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
   const replayDir = mkdtempSync(join(tmpdir(), "loadtest-replays-"));
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, "server/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, ...LOAD_TEST_ADMISSION, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, REPLAY_DIR: replayDir, LOG_LEVEL: "info", REDIS_URL: "" },
+    env: { ...process.env, ...LOAD_TEST_ADMISSION, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, REPLAY_DIR: replayDir, LOG_LEVEL: "info", LOG_FORMAT: "json", REDIS_URL: "" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

@@ -1,7 +1,7 @@
 import type { RoomListEntry } from "../shared/net/index.ts";
 import { histogram, histogramDelta, histogramMaxBound, histogramQuantile, histogramShareAbove, parsePrometheus, type Scrape, sum, value } from "./prom.ts";
 import { round, summarize } from "./stats.ts";
-import type { Quantiles, StageResult } from "./types.ts";
+import type { Quantiles, StageResult, TimelinePoint } from "./types.ts";
 
 /**
  * A stage's result from what was measured around its window: the server's /metrics text at the start
@@ -55,6 +55,8 @@ export interface StageWindow {
     /** The noise probe's per-second samples during the window. */
     noise: { max: number; over: number }[];
   };
+  /** The window second by second (timeline.ts); none in windows recorded before there was one. */
+  timeline?: TimelinePoint[];
 }
 
 /** Differences of one pair of scrapes: counters summed over this run's rooms, process gauges as they are. */
@@ -136,6 +138,7 @@ export function buildStageResult(before: string | Scrape, after: string | Scrape
     contaminated: load.contaminated,
     attempts: 1,
     inconclusive: false,
+    timeline: window.timeline ?? [],
   };
   judge(stage);
   return stage;

@@ -1,6 +1,6 @@
 import type { ProfileSummary } from "./profile-summary.ts";
 
-/** The load run's options and its report (JSON as written to loadtest/reports/). */
+/** The load run's options and its report (JSON as written to loadtest/reports/runs/, and published to loadtest/reports/). */
 
 export interface LoadTestOptions {
   /** Target an existing server instead of starting one (then `adminToken` is needed). */
@@ -98,6 +98,24 @@ export interface StageResult {
   attempts: number;
   /** Did not hold, but only while other processes were busy (even after the retries): not counted as the limit. */
   inconclusive: boolean;
+  /** The window second by second (one point per interval between /metrics scrapes): what a plain run plots. */
+  timeline: TimelinePoint[];
+}
+
+/** One interval of a measurement window (about a second), this run's rooms together. */
+export interface TimelinePoint {
+  /** End of the interval, seconds from the start of the window. */
+  t: number;
+  tickLoopMs: { p50: number; p99: number };
+  tickMsP99: number;
+  /** Patch intervals the bots saw in the interval (0 when none). */
+  patchIntervalMs: { p50: number; p99: number };
+  kBPerSecondPerClient: number;
+  serverCpuPercent: number;
+  botsCpuPercent: number;
+  otherCpuPercent: number | null;
+  /** Bots connected at the end of the interval. */
+  connected: number;
 }
 
 export interface LoadReport {

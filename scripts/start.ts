@@ -1,5 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readConfigOrExit, readStartConfig } from "../server/config.ts";
 
 /**
  * `npm start`: one server process on PORT (default 2567) that also serves the browser client at `/`.
@@ -10,10 +11,14 @@ import { join } from "node:path";
  *
  * `npm run dev` (`--dev`): the same server plus Vite's dev server (hot reload) in this one process,
  * on VITE_PORT (default 5173), proxying the admin routes to the game server.
+ *
+ * The environment is checked first, before any build: a malformed variable stops the start with one
+ * line per variable (its name, value and what is allowed) and exit code 2 (server/config.ts).
  */
 const root = join(import.meta.dirname, "..");
 const clientConfig = join(root, "client", "vite.config.ts");
 const dev = process.argv.includes("--dev");
+const startConfig = readConfigOrExit((env) => readStartConfig(env, dev));
 
 /** Newest modification time under `path` (files and directories, skipping build output and deps). */
 function newestMtime(path: string): number {
@@ -55,7 +60,7 @@ await import("../server/main.ts");
 
 if (dev) {
   const { createServer } = await import("vite");
-  const server = await createServer({ configFile: clientConfig });
+  const server = await createServer({ configFile: clientConfig, server: { port: startConfig.dev?.vitePort } });
   await server.listen();
   server.printUrls();
 }

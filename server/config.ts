@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
 import type { AdmissionLimits } from "./admission.ts";
 import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
 
@@ -87,6 +88,13 @@ const LIMIT_ENV: Record<keyof ServerLimits, [env: string, min: number, max: numb
   refusalLogSeconds: ["REFUSAL_LOG_SECONDS", 0, 86400],
 };
 
+/** Log levels LOG_LEVEL accepts (pino's). */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** LOG_FORMAT: "pretty" (human-readable lines) or "json" (one JSON object a line); unset picks by the terminal. */
+export const LOG_FORMATS = ["pretty", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 /** Process configuration from the environment. Everything has a safe local default. */
 export interface ServerConfig {
   /** PORT, default 2567. */
@@ -105,60 +113,208 @@ export interface ServerConfig {
   /** PUBLIC_ADDRESS: host[:port][/path] clients reach this process at (needed with several processes). */
   publicAddress: string | undefined;
   /** LOG_LEVEL, default info. */
-  logLevel: string;
+  logLevel: LogLevel;
+  /** LOG_FORMAT; undefined: pretty when stdout is a terminal, JSON otherwise (server/logging.ts). */
+  logFormat: LogFormat | undefined;
   /** TRUST_PROXY: a hop count or a comma-separated address/CIDR list of proxies whose X-Forwarded-For is believed. */
   trustProxy: string | number | undefined;
   limits: ServerLimits;
+}
+
+/** What `npm run dev` reads besides the server's configuration. */
+export interface DevConfig {
+  /** VITE_PORT: Vite's dev server, default 5173. */
+  vitePort: number;
+}
+
+/**
+ * One or more malformed environment variables: one line per variable, each naming it, the value it
+ * had and what is allowed. Not a crash: `readConfigOrExit` prints the lines (no stack) and exits 2.
+ */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(problems.join("\n"));
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** Exit code of a start stopped by its configuration (as for bad command-line arguments). */
+export const CONFIG_EXIT_CODE = 2;
+
+/** A value as quoted in a problem line: at most 40 characters, quotes and control characters escaped. */
+function shown(raw: string): string {
+  return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+}
+
+/**
+ * Reads variables one by one and collects every problem, so one start names all the malformed
+ * variables instead of the first. An unset or blank variable takes its default.
+ */
+class EnvReader {
+  readonly problems: string[] = [];
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.env = env;
+  }
+
+  /** The trimmed value, or undefined when unset or blank. */
+  raw(name: string): string | undefined {
+    const v = this.env[name]?.trim();
+    return v ? v : undefined;
+  }
+
+  problem(name: string, allowed: string, raw: string): void {
+    this.problems.push(`${name} must be ${allowed}, got ${shown(raw)}`);
+  }
+
+  number(name: string, fallback: number, min: number, max: number, integer = false): number {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+      this.problem(name, `${integer ? "an integer" : "a number"} in ${min}..${max}`, raw);
+      return fallback;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    const value = raw.toLowerCase() as T;
+    if (allowed.includes(value)) return value;
+    this.problem(name, `one of ${allowed.join(", ")}`, raw);
+    return undefined;
+  }
+
+  /** A value `check` accepts (it returns the problem's "must be …" text otherwise). */
+  checked(name: string, check: (raw: string) => string | null): string | undefined {
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    const allowed = check(raw);
+    if (allowed === null) return raw;
+    this.problem(name, allowed, raw);
+    return undefined;
+  }
+
+  /** Throws the collected problems, if any. */
+  done(): void {
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+  }
 }
 
 export function generateAdminToken(): string {
   return randomBytes(24).toString("base64url");
 }
 
-/** Reads the limits; a malformed value is an error naming the variable (the process does not start). */
-export function readLimits(env: NodeJS.ProcessEnv = process.env): ServerLimits {
+function readLimitsInto(reader: EnvReader): ServerLimits {
   const limits: ServerLimits = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(LIMIT_ENV) as (keyof ServerLimits)[]) {
     const [name, min, max] = LIMIT_ENV[key];
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === "") continue;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max) {
-      throw new Error(`${name} must be a number in ${min}..${max}, got "${raw.slice(0, 40)}"`);
-    }
-    limits[key] = value;
+    limits[key] = reader.number(name, DEFAULT_LIMITS[key], min, max);
   }
   return limits;
 }
 
+/** Reads the limits; malformed values are a ConfigError naming each variable (the process does not start). */
+export function readLimits(env: NodeJS.ProcessEnv = process.env): ServerLimits {
+  const reader = new EnvReader(env);
+  const limits = readLimitsInto(reader);
+  reader.done();
+  return limits;
+}
+
+/** Every variable the server reads, in one place; a ConfigError lists every malformed one. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const port = env.PORT === undefined || env.PORT === "" ? 2567 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer 0..65535, got "${env.PORT}"`);
-  const token = env.ADMIN_TOKEN?.trim();
-  const publicAddress = env.PUBLIC_ADDRESS?.trim() || undefined;
-  if (publicAddress !== undefined && /^[a-z]+:\/\//i.test(publicAddress)) {
-    throw new Error(`PUBLIC_ADDRESS is host[:port][/path] without a scheme (the SDK adds ws:// or wss://), got "${publicAddress}"`);
-  }
-  return {
+  const reader = new EnvReader(env);
+  const port = reader.number("PORT", 2567, 0, 65535, true);
+  const host = reader.checked("HOST", (v) => (isIP(v) !== 0 || HOST_NAME.test(v) ? null : "an IP address or a host name (e.g. 127.0.0.1, 0.0.0.0, localhost)"));
+  const token = reader.raw("ADMIN_TOKEN");
+  const publicAddress = reader.checked("PUBLIC_ADDRESS", (v) =>
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(v) ? "host[:port][/path] without a scheme (the SDK adds ws:// or wss://)" : null,
+  );
+  const redisUrl = reader.checked("REDIS_URL", redisUrlProblem);
+  const config: ServerConfig = {
     port,
-    host: env.HOST || "127.0.0.1",
-    adminToken: token || generateAdminToken(),
-    adminTokenGenerated: !token,
-    replayDir: env.REPLAY_DIR || DEFAULT_REPLAY_DIR,
-    redisUrl: env.REDIS_URL || undefined,
+    host: host ?? "127.0.0.1",
+    adminToken: token ?? generateAdminToken(),
+    adminTokenGenerated: token === undefined,
+    replayDir: reader.raw("REPLAY_DIR") ?? DEFAULT_REPLAY_DIR,
+    redisUrl,
+    // Not trimmed: a prefix is taken as written.
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? "",
     publicAddress,
-    logLevel: env.LOG_LEVEL || "info",
-    trustProxy: readTrustProxy(env.TRUST_PROXY),
-    limits: readLimits(env),
+    logLevel: reader.oneOf("LOG_LEVEL", LOG_LEVELS) ?? "info",
+    logFormat: reader.oneOf("LOG_FORMAT", LOG_FORMATS),
+    trustProxy: readTrustProxy(reader),
+    limits: readLimitsInto(reader),
   };
+  reader.done();
+  return config;
+}
+
+/** `npm run dev`'s own variables (the server's come from readConfig). */
+export function readDevConfig(env: NodeJS.ProcessEnv = process.env): DevConfig {
+  const reader = new EnvReader(env);
+  const vitePort = reader.number("VITE_PORT", 5173, 1, 65535, true);
+  reader.done();
+  return { vitePort };
+}
+
+/**
+ * The configuration, or, when a variable is malformed, its problem lines on stderr and exit code 2:
+ * a message for the operator, not a crash (no stack trace).
+ */
+export function readConfigOrExit<T>(read: (env: NodeJS.ProcessEnv) => T, env: NodeJS.ProcessEnv = process.env): T {
+  try {
+    return read(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const n = err.problems.length;
+    process.stderr.write(`cannot start: ${n === 1 ? "an environment variable is" : `${n} environment variables are`} malformed\n`);
+    for (const line of err.problems) process.stderr.write(`  ${line}\n`);
+    process.exit(CONFIG_EXIT_CODE);
+  }
+}
+
+/** A host name as HOST may give it (letters, digits, dots and hyphens). */
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/;
+
+/** What is wrong with a REDIS_URL (the "must be" text), or null. */
+function redisUrlProblem(raw: string): string | null {
+  const allowed = "a redis:// or rediss:// URL (redis://[user:pass@]host:port[/db])";
+  if (!URL.canParse(raw)) return allowed;
+  const u = new URL(raw);
+  if (u.protocol !== "redis:" && u.protocol !== "rediss:") return allowed;
+  const db = u.pathname.length > 1 ? u.pathname.slice(1) : "0";
+  return /^\d+$/.test(db) ? null : `${allowed}, its database a non-negative integer`;
 }
 
 /** TRUST_PROXY: unset (nobody), a hop count ("1"), or addresses/CIDRs ("127.0.0.1,10.0.0.0/8"). */
-function readTrustProxy(raw: string | undefined): string | number | undefined {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  if (!/^[0-9a-fA-F:.,/ ]+$/.test(value)) throw new Error(`TRUST_PROXY must be a hop count or a comma-separated address/CIDR list, got "${value.slice(0, 40)}"`);
-  return value;
+function readTrustProxy(reader: EnvReader): string | number | undefined {
+  const value = reader.checked("TRUST_PROXY", (v) => (/^\d+$/.test(v) || /^[0-9a-fA-F:.,/ ]+$/.test(v) ? null : "a hop count or a comma-separated address/CIDR list"));
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** What `npm start` / `npm run dev` check before building anything: the server's variables and, with --dev, Vite's. */
+export function readStartConfig(env: NodeJS.ProcessEnv, dev: boolean): { server: ServerConfig; dev: DevConfig | null } {
+  const problems: string[] = [];
+  const attempt = <T>(read: (e: NodeJS.ProcessEnv) => T): T | null => {
+    try {
+      return read(env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+      return null;
+    }
+  };
+  const server = attempt(readConfig);
+  const devConfig = dev ? attempt(readDevConfig) : null;
+  if (problems.length > 0 || server === null) throw new ConfigError(problems);
+  return { server, dev: devConfig };
 }

@@ -1,6 +1,6 @@
-import { pino } from "pino";
 import { createPhysicsServer } from "./app.ts";
-import { readConfig } from "./config.ts";
+import { CONFIG_EXIT_CODE, readConfig, readConfigOrExit } from "./config.ts";
+import { chooseLogFormat, createLogger } from "./logging.ts";
 
 /**
  * Process entry: reads the environment, starts one server (Fastify + Colyseus on one port), logs with
@@ -11,9 +11,12 @@ import { readConfig } from "./config.ts";
  * and HTTP connections still open then are closed (server/shutdown.ts). Then Fastify closes and the
  * process exits 0, within about a second even with peers that never answer. A watchdog exits 1 if that
  * has not finished within SHUTDOWN_TIMEOUT_MS (a bug or a hung dependency such as Redis, not a client).
+ *
+ * A malformed environment variable, or a PORT/HOST the server cannot listen on, stops the start with a
+ * message naming the variable and exit code 2 (server/config.ts), not a stack trace.
  */
-const config = readConfig();
-const logger = pino({ level: config.logLevel });
+const config = readConfigOrExit(readConfig);
+const logger = createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout));
 const server = await createPhysicsServer({
   adminToken: config.adminToken,
   replayDir: config.replayDir,
@@ -38,8 +41,37 @@ if (config.adminTokenGenerated) {
   // Printed once, on purpose: the operator needs it for the admin API and it is never logged again.
   process.stdout.write(`ADMIN_TOKEN was not set; generated for this process: ${config.adminToken}\n`);
 }
-const port = await server.listen(config.port, config.host);
+const port = await listenOrExit();
 logger.info(
   { host: config.host, port, replayDir: config.replayDir, redis: config.redisUrl !== undefined, publicAddress: config.publicAddress ?? null },
   "physics room server listening",
 );
+
+/** Why listening failed, in terms of the variables that chose the address; null for anything else. */
+function listenProblem(err: NodeJS.ErrnoException): string | null {
+  const at = `${config.host}:${config.port}`;
+  switch (err.code) {
+    case "EADDRINUSE":
+      return `PORT ${config.port} is already in use on ${config.host} (another server?): stop it or set PORT to a free port`;
+    case "EACCES":
+      return `PORT ${config.port} needs privileges on ${config.host}: set PORT to 1024 or above`;
+    case "EADDRNOTAVAIL":
+      return `HOST ${config.host} is not an address of this machine (listening on ${at}): set HOST to one of its addresses, or 0.0.0.0`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `HOST ${config.host} does not resolve: set HOST to an IP address or a known host name`;
+    default:
+      return null;
+  }
+}
+
+async function listenOrExit(): Promise<number> {
+  try {
+    return await server.listen(config.port, config.host);
+  } catch (err) {
+    const problem = listenProblem(err as NodeJS.ErrnoException);
+    if (problem === null) throw err;
+    process.stderr.write(`cannot start: ${problem}\n`);
+    process.exit(CONFIG_EXIT_CODE);
+  }
+}

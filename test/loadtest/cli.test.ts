@@ -1,14 +1,15 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { LoadReport } from "../../loadtest/types.ts";
 
 /**
  * `npm run loadtest -- …` as the READMEs write it: the help, bad arguments (exit 2), and one short real
  * run (a spawned server, 1 room × 2 bots, 4 s) whose stdout (verdict, report paths) and stderr
- * (timestamped progress lines) keep the documented shape. The report goes to a temporary --out so the
- * tracked loadtest/reports/latest.* stay as they are.
+ * (timestamped progress lines) keep the documented shape. The report goes to --out (a temporary
+ * directory) and nowhere else: without --publish the tracked loadtest/reports/latest.* stay as they are.
  */
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -29,7 +30,7 @@ describe("npm run loadtest", () => {
     const r = await npmLoadtest(["--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith("usage: npm run loadtest -- [options]\n")).toBe(true);
-    for (const flag of ["--rooms R", "--find-capacity", "--url URL", "--nice N", "--profile", "--out DIR"]) expect(r.stdout).toContain(flag);
+    for (const flag of ["--rooms R", "--find-capacity", "--url URL", "--nice N", "--profile", "--out DIR", "--publish"]) expect(r.stdout).toContain(flag);
   });
 
   it("refuses bad arguments with exit 2 and the reason", async () => {
@@ -42,6 +43,8 @@ describe("npm run loadtest", () => {
   });
 
   it("a short run prints the verdict and the report's paths; progress goes to stderr", async () => {
+    const tracked = ["latest", "capacity-latest"].flatMap((n) => ["json", "md", "svg"].map((ext) => join(ROOT, "loadtest", "reports", `${n}.${ext}`)));
+    const trackedBefore = tracked.map((f) => readFileSync(f, "utf8"));
     const r = await npmLoadtest(["--rooms", "1", "--clients", "2", "--seconds", "4", "--warmup", "1", "--retries", "0", "--out", out]);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(4);
@@ -51,8 +54,20 @@ describe("npm run loadtest", () => {
     expect(lines[1]).toMatch(/^report: .*-run\.md$/);
     expect(lines[2]).toMatch(/^ {8}.*-run\.json$/);
     expect(lines[3]).toMatch(/^ {8}.*-run\.svg$/);
-    for (const f of [md, json, svg, join(out, "latest.md")]) expect(existsSync(f)).toBe(true);
-    expect(JSON.parse(readFileSync(json, "utf8")).verdict).toBe(lines[0]);
+    for (const f of [md, json, svg]) expect(existsSync(f)).toBe(true);
+    // The run's own three files, no latest.* anywhere, the tracked reports untouched.
+    expect(readdirSync(out).filter((f) => !f.startsWith("profiles")).sort()).toEqual([md, json, svg].map((f) => f.slice(out.length + 1)).sort());
+    expect(tracked.map((f) => readFileSync(f, "utf8"))).toEqual(trackedBefore);
+    const written = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    expect(written.verdict).toBe(lines[0]);
+    // One timeline point a second of the 4 s window (scrapes at 1, 2 and 3 s, and the window's end).
+    const times = written.stages[0].timeline.map((p) => p.t);
+    console.log(`timeline t: ${times.join(", ")}`);
+    expect(times).toHaveLength(4);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times[3]).toBeGreaterThanOrEqual(4);
+    // A plain run is plotted against time.
+    expect(readFileSync(svg, "utf8")).toContain("seconds into the measured window (1 rooms × 2 bots, after a 1 s warm-up)");
 
     const progress = r.stderr.trimEnd().split("\n");
     const shapes = [

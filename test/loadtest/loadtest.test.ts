@@ -42,8 +42,13 @@ describe("load generator", () => {
     expect(report.server.errorLines).toEqual([]);
     expect(lines.some((l) => l.includes("2 rooms × 4"))).toBe(true);
 
+    // One timeline point a second: scrapes at 1..9 s and the window's end.
+    expect(stage.timeline).toHaveLength(10);
+    expect(stage.timeline.every((p) => p.connected === 8 && p.tickLoopMs.p50 > 0 && p.serverCpuPercent > 0)).toBe(true);
+
     const files = writeReport(report, out);
-    for (const f of [files.json, files.md, files.svg, join(out, "latest.json"), join(out, "latest.md"), join(out, "latest.svg")]) expect(existsSync(f)).toBe(true);
+    for (const f of [files.json, files.md, files.svg]) expect(existsSync(f)).toBe(true);
+    expect(existsSync(join(out, "latest.json"))).toBe(false);
     expect(JSON.parse(readFileSync(files.json, "utf8")).stages[0].connected).toBe(8);
     const svg = readFileSync(files.svg, "utf8");
     expect(svg.startsWith("<svg")).toBe(true);

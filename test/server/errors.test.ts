@@ -74,6 +74,28 @@ describe("one error shape for every route", () => {
   });
 });
 
+describe("an unknown property names itself", () => {
+  it("PATCH /rooms/:id/settings, POST /rooms and POST /rooms/:id/scenario: its path, the nearest allowed name and the allowed names", async () => {
+    const roomId = await createRoom(srv.url, { scenario: "stack10" });
+    const knobs = await errorOf(await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { frictionn: 0.5 }), 400, /^body\/frictionn: unknown property/);
+    console.log(knobs.message);
+    expect(knobs.code).toBe("FST_ERR_VALIDATION");
+    expect(knobs.message).toMatch(/^body\/frictionn: unknown property \(additional properties are not allowed\); did you mean "friction"\? allowed: .*\bgravity\b/);
+    // Known keys before it are fine; the unknown one is named, whatever its position.
+    await errorOf(await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { friction: 0.5, warmstarting: true }), 400, /^body\/warmstarting: unknown property .*did you mean "warmStarting"\?/);
+    // Nothing near it: no guess, still the list.
+    const far = await errorOf(await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { turbo: true }), 400, /^body\/turbo: unknown property \(additional properties are not allowed\) allowed: /);
+    expect(far.message).not.toContain("did you mean");
+    const create = await errorOf(await admin(srv.url, "POST", "/rooms", { scenario: "stack10", maxClient: 4 }), 400, /^body\/maxClient: unknown property .*did you mean "maxClients"\?/);
+    expect(create.message).toContain("allowed: scenario, patchRateMs, maxClients, maxBodies, maxSpawnsPerSecond");
+    // A key with a slash in it is escaped as JSON Pointer does.
+    await errorOf(await admin(srv.url, "POST", `/rooms/${roomId}/scenario`, { scenario: "stack10", "a/b": 1 }), 400, /^body\/a~1b: unknown property \(additional properties are not allowed\) allowed: scenario$/);
+    // Other schema errors keep Fastify's shape.
+    await errorOf(await admin(srv.url, "POST", "/rooms", { scenario: "stack10", maxClients: 65 }), 400, /^body\/maxClients must be <= 64$/);
+    expect((await admin(srv.url, "DELETE", `/rooms/${roomId}`)).status).toBe(204);
+  });
+});
+
 describe("callRoom", () => {
   it("tells an answer, a thrown error, a refusal and a room that does not answer apart", async () => {
     const roomId = await createRoom(srv.url, { scenario: "stack10" });
