@@ -1,5 +1,10 @@
-import { availableParallelism } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import { MISSING_TOOLS_ENV } from "./test/docs/system-tools.ts";
+
+// Where tests that skip for a missing system tool record it; the missing-tools reporter prints the list.
+process.env[MISSING_TOOLS_ENV] ??= join(tmpdir(), `physics-missing-tools-${process.pid}.ndjson`);
 
 /** The fast inner loop: engine, room simulation, network schema and scenarios, without the slow files. */
 const UNIT = ["test/engine/**/*.test.ts", "test/sim/**/*.test.ts", "test/net/**/*.test.ts", "test/scenarios/**/*.test.ts"];
@@ -9,7 +14,7 @@ const SLOW = "test/**/*.slow.test.ts";
  * Three projects, run one after the other by `npm test`:
  * - `unit` (`npm run test:unit`): the engine, simulation, schema and scenario tests that need no socket,
  *   process or browser, in parallel; the inner loop.
- * - `main`: the server, client, load-test and deployment tests (real sockets, processes, Redis, nginx,
+ * - `main`: the server, client, load-test, deployment and documentation tests (real sockets, processes, Redis, nginx,
  *   Chromium) and the slow engine files (`*.slow.test.ts`: allocation profiling, cross-process and
  *   cross-browser determinism, thousand-body sleep runs), in parallel.
  * - `hostile`: attacks on a real server process whose numbers are about the process's own schedule, so
@@ -18,6 +23,7 @@ const SLOW = "test/**/*.slow.test.ts";
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    reporters: ["default", "./test/docs/missing-tools-reporter.ts"],
     hookTimeout: 60_000,
     projects: [
       // Pure CPU work in independent files: one worker per core (the default leaves one core idle).
@@ -26,7 +32,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "main",
-          include: ["test/server/**/*.test.ts", "test/client/**/*.test.ts", "test/loadtest/**/*.test.ts", "test/deploy/**/*.test.ts", SLOW],
+          include: ["test/server/**/*.test.ts", "test/client/**/*.test.ts", "test/loadtest/**/*.test.ts", "test/deploy/**/*.test.ts", "test/docs/**/*.test.ts", SLOW],
         },
       },
       { extends: true, test: { name: "hostile", include: ["test/hostile/**/*.test.ts"], fileParallelism: false } },

@@ -5,6 +5,7 @@ import type { VerifyReport } from "../server/replay/verify.ts";
 
 const USAGE = `usage: npm run replay -- verify <file> [--max-seconds S] [--max-bytes N]
        npm run replay -- info   <file> [--max-seconds S] [--max-bytes N]
+       npm run replay -- --help
 
   verify   check every line (header, scenario, every input) with the server's own validators, then
            re-simulate and compare every tick's hash
@@ -22,11 +23,16 @@ exit codes:
      limit, or the time budget ran out before the end; also a usage error
 `;
 
-function usage(message?: string): never {
-  if (message) process.stderr.write(`${message}\n`);
-  process.stderr.write(USAGE);
+function usage(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}`);
   process.exit(2);
 }
+
+// A reader that stops early (`| head`) closes stdout: end quietly with exit 0 instead of an EPIPE stack trace.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
 
 interface Args {
   command: "verify" | "info";
@@ -52,12 +58,17 @@ function parseArgs(argv: string[]): Args {
         secondsPerTick = 0;
       }
       else maxBytes = value;
-    } else if (arg === "-h" || arg === "--help") usage();
+    } else if (arg === "-h" || arg === "--help") {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
     else if (arg.startsWith("--")) usage(`unknown option ${arg.slice(0, 40)}`);
     else positional.push(arg);
   }
   const [command, file, ...rest] = positional;
-  if ((command !== "verify" && command !== "info") || !file || rest.length > 0) usage();
+  if (command !== "verify" && command !== "info") usage(command === undefined ? "missing command (verify or info)" : `unknown command ${command.slice(0, 40)}`);
+  if (!file) usage(`missing file: npm run replay -- ${command} <file>`);
+  if (rest.length > 0) usage(`unexpected argument ${rest[0].slice(0, 40)}`);
   return { command, file, maxSeconds, secondsPerTick, maxBytes };
 }
 

@@ -1,11 +1,11 @@
 /**
  * Headless simulator: runs a scenario and prints NDJSON states to stdout.
  *
- *   npm run sim -- <file.json | builtin-name> [--ticks N] [--every K] [--set world.velocityIterations=1]...
+ *   npm run -s sim -- <file.json | builtin-name> [--ticks N] [--every K] [--events] [--set world.velocityIterations=1]...
  *
  * stdout: the start state ("tick":0), then one line after every K-th step, then one after the last step
  * unless it was just printed. Logs and the summary go to stderr. Invalid scenario: every problem on
- * stderr with its path, exit code 2.
+ * stderr with its path, exit code 2. A reader that stops early (`| head`) ends the run quietly, exit 0.
  */
 import { readFileSync } from "node:fs";
 import type { World } from "../shared/engine/index.ts";
@@ -19,17 +19,53 @@ import {
   validateScenario,
 } from "../shared/scenarios/index.ts";
 
+const USAGE = `usage: npm run -s sim -- <file.json | builtin> [--ticks N] [--every K] [--events] [--set path=value]...
+
+  Runs a scenario headless and prints NDJSON on stdout: the start state (tick 0), a line after every
+  K-th step and one after the last; each line has tick, hash, kineticEnergy, awake and every body's
+  position, rotation, velocities and sleeping flag. The summary goes to stderr.
+
+  --ticks N          steps to run (default 600)
+  --every K          print every K-th step (default 60)
+  --events           also print one line per contact/sensor event, before the state line of its tick:
+                     {"event":"contactBegin","tick":N,"a":id,"b":id,"impulse":x}, contactEnd (a, b),
+                     {"event":"sensorEnter","tick":N,"sensor":id,"body":id}, sensorExit
+  --set path=value   override a scenario field before validation, e.g. --set world.velocityIterations=1
+                     (value parsed as JSON when it is, else a string); repeatable
+  -h, --help         this text
+
+  npm's -s keeps its banner off stdout. Exit 0, or 2 with every problem of an invalid scenario.
+`;
+
 function usage(message: string): never {
-  process.stderr.write(
-    `${message}\nusage: npm run sim -- <file.json | builtin> [--ticks N] [--every K] [--set path=value]...\nbuilt-ins: ${builtinNames().join(", ")}\n`,
-  );
+  process.stderr.write(`${message}\n${USAGE}built-ins: ${builtinNames().join(", ")}\n`);
   process.exit(2);
+}
+
+/** A closed stdout (the reader stopped early, e.g. `| head`) ends the run quietly: exit 0, no stack trace. */
+function isBrokenPipe(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === "EPIPE";
+}
+process.stdout.on("error", (err) => {
+  if (isBrokenPipe(err)) process.exit(0);
+  throw err;
+});
+
+/** Writes to stdout and waits until it is handed to the pipe, so a closed pipe stops the run promptly. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdout.write(text, (err) => {
+      if (isBrokenPipe(err)) process.exit(0);
+      resolve();
+    });
+  });
 }
 
 function parseArgs(argv: string[]) {
   let source: string | undefined;
   let ticks = 600;
   let every = 60;
+  let events = false;
   const sets: [string, string][] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -43,7 +79,12 @@ function parseArgs(argv: string[]) {
       const eq = kv.indexOf("=");
       if (eq <= 0) usage(`--set needs path=value, got "${kv}"`);
       sets.push([kv.slice(0, eq), kv.slice(eq + 1)]);
-    } else if (a.startsWith("--")) {
+    } else if (a === "--events") {
+      events = true;
+    } else if (a === "--help" || a === "-h") {
+      process.stdout.write(`${USAGE}built-ins: ${builtinNames().join(", ")}\n`);
+      process.exit(0);
+    } else if (a.startsWith("-")) {
       usage(`unknown option ${a}`);
     } else if (source === undefined) {
       source = a;
@@ -52,7 +93,7 @@ function parseArgs(argv: string[]) {
     }
   }
   if (source === undefined) usage("missing scenario");
-  return { source, ticks, every, sets };
+  return { source, ticks, every, events, sets };
 }
 
 /** Sets `path` (dot-separated, e.g. world.positionCorrection.slop) in a plain object; value parsed as JSON if it can be. */
@@ -91,6 +132,16 @@ function readScenario(source: string): unknown {
   return parsed.scenario;
 }
 
+/** The step's contact and sensor events as NDJSON lines (`--events`). */
+function eventLines(world: World, out: string[]): void {
+  world.forEachEvent((e) => {
+    const tick = world.tick;
+    if (e.type === "sensorEnter" || e.type === "sensorExit") out.push(JSON.stringify({ event: e.type, tick, sensor: e.a, body: e.b }));
+    else if (e.type === "contactBegin") out.push(JSON.stringify({ event: e.type, tick, a: e.a, b: e.b, impulse: e.impulse }));
+    else out.push(JSON.stringify({ event: e.type, tick, a: e.a, b: e.b }));
+  });
+}
+
 function stateLine(world: World, scenario: Scenario, handles: number[]): string {
   const bodies = scenario.bodies.map((def, i) => {
     const h = handles[i];
@@ -113,7 +164,7 @@ function stateLine(world: World, scenario: Scenario, handles: number[]): string 
   });
 }
 
-const { source, ticks, every, sets } = parseArgs(process.argv.slice(2));
+const { source, ticks, every, events, sets } = parseArgs(process.argv.slice(2));
 const raw = structuredClone(readScenario(source)) as Record<string, unknown>;
 for (const [path, value] of sets) applySet(raw, path, value);
 const checked = validateScenario(raw);
@@ -127,10 +178,11 @@ const out: string[] = [stateLine(world, scenario, handles)];
 const started = performance.now();
 for (let t = 1; t <= ticks; t++) {
   world.step();
+  if (events) eventLines(world, out);
   if (t % every === 0 || t === ticks) out.push(stateLine(world, scenario, handles));
-  if (out.length >= 64) process.stdout.write(`${out.splice(0).join("\n")}\n`);
+  if (out.length >= 64) await writeOut(`${out.splice(0).join("\n")}\n`);
 }
-if (out.length > 0) process.stdout.write(`${out.join("\n")}\n`);
+if (out.length > 0) await writeOut(`${out.join("\n")}\n`);
 const ms = performance.now() - started;
 process.stderr.write(
   `${scenario.name}: ${ticks} ticks in ${ms.toFixed(1)} ms (${ticks > 0 ? (ms / ticks).toFixed(3) : "0"} ms/tick), ` +

@@ -7,7 +7,8 @@ import type { VerifyReport } from "./verify.ts";
  * Verification with a wall-clock budget. The work runs in a worker thread (worker.ts) and is terminated
  * when the budget is spent: a budget checked between ticks would not do, since a single tick of a valid
  * but hostile scenario (a few hundred bodies in one spot) can take minutes, and memory that runs out in
- * the worker ends the worker, not the process. The budget starts with the call and covers both passes.
+ * the worker ends the worker, not the process. The budget starts once the worker has loaded its code (how
+ * long that takes depends on the machine's load, never on the file) and covers both passes.
  */
 
 export interface WorkerInput {
@@ -20,8 +21,8 @@ export interface WorkerInput {
 
 export type WorkerOutput = { ok: true; result: unknown } | { ok: false; fileError: boolean; line: number | null; detail: string };
 
-/** Layout of the shared progress array (phase: 0 validating, 1 simulating; divergedAt: -1 none). */
-export const PROGRESS_SLOTS = { phase: 0, line: 1, tick: 2, ticks: 3, fraction: 4, divergedAt: 5, length: 6 } as const;
+/** Layout of the shared progress array (phase: 0 validating, 1 simulating; divergedAt: -1 none; loaded: 1 once the worker's code is loaded). */
+export const PROGRESS_SLOTS = { phase: 0, line: 1, tick: 2, ticks: 3, fraction: 4, divergedAt: 5, loaded: 6, length: 7 } as const;
 
 /** The time budget ran out: the file was not checked to the end. */
 export class ReplayBudgetError extends ReplayFileError {}
@@ -49,7 +50,7 @@ export function scanBounded(path: string, options: BoundedOptions): Promise<Repl
 }
 
 function run(command: WorkerInput["command"], path: string, options: BoundedOptions): Promise<unknown> {
-  const started = performance.now();
+  let started = performance.now();
   const progress = new SharedArrayBuffer(PROGRESS_SLOTS.length * Float64Array.BYTES_PER_ELEMENT);
   const shared = new Float64Array(progress);
   const workerData: WorkerInput = { command, path, maxBytes: options.maxBytes, progress };
@@ -69,6 +70,10 @@ function run(command: WorkerInput["command"], path: string, options: BoundedOpti
     let watchedSince = started;
     const timer = setInterval(() => {
       const now = performance.now();
+      if (shared[PROGRESS_SLOTS.loaded] === 0) {
+        started = now;
+        return;
+      }
       const simulating = shared[PROGRESS_SLOTS.phase] === 1;
       const budget = options.maxSeconds + (simulating ? (options.secondsPerTick ?? 0) * shared[PROGRESS_SLOTS.ticks] : 0);
       if (options.maxSeconds > 0 && now - started > budget * 1000) {

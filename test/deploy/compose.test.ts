@@ -5,6 +5,7 @@ import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { NGINX_TEMPLATE, REPO, replicaEnv, TEST_ONLY_ENV } from "../server/processes.ts";
+import { needTool } from "../docs/system-tools.ts";
 
 /**
  * docker-compose.yml without a Docker engine: validated against the Compose specification's JSON schema
@@ -31,7 +32,7 @@ const schema = JSON.parse(readFileSync(join(REPO, "deploy/compose-spec/compose-s
 delete schema.$schema;
 const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
 
-const hasDockerCompose = spawnSync("docker-compose", ["version"]).status === 0;
+const hasDockerCompose = needTool("docker-compose", "test/deploy/compose.test.ts: docker-compose config", spawnSync("docker-compose", ["version"]).status === 0);
 
 describe("docker-compose.yml", () => {
   it("is valid against the Compose specification schema (and a broken copy is not)", () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MSG_MOVE, MSG_SPAWN, MSG_WELCOME, RoomState } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
 import { verifyReplay } from "../../server/replay/verify.ts";
+import { needTool } from "../docs/system-tools.ts";
 import {
   api,
   cleanupDirs,
@@ -58,8 +59,9 @@ afterAll(async () => {
   cleanupDirs();
 });
 
-// .ci/run installs Debian's nginx; CI must run this test, a developer machine without nginx skips it.
-const hasNginx = spawnSync("nginx", ["-v"]).status === 0;
+// npm test's pretest (scripts/system-deps.sh) installs Debian's nginx; CI must run this test, a machine
+// without nginx skips it and the run lists it as NOT RUN.
+const hasNginx = needTool("nginx", "test/server/multiprocess.test.ts", spawnSync("nginx", ["-v"]).status === 0);
 
 /** A and B on Redis behind nginx, A already hosting one room (so new rooms go to B). */
 interface Topology {
