@@ -11,6 +11,26 @@ import type {
   WorldSettingsPatch,
 } from "../engine/types.ts";
 import type { Scenario, ScenarioCamera, ScenarioIssue } from "./format.ts";
+import {
+  checkKeys,
+  fmt,
+  indexPath,
+  IssueList,
+  isObject,
+  keyPath,
+  MAX_REPORTED_ISSUES,
+  type NumberRule,
+  own,
+  quote,
+  readBoolean,
+  readEnum,
+  readNumber,
+  readString,
+  readVector,
+  ROOT_PATH,
+} from "./json-read.ts";
+
+export { MAX_REPORTED_ISSUES, ROOT_PATH };
 
 /**
  * Validation of untrusted scenario input (CLI files, the admin API, room join options). Hand-written so
@@ -112,12 +132,6 @@ export function minRestitutionThreshold(gravity: readonly number[]): number {
   return Math.max(PHYSICAL_LIMITS.minRestitutionThreshold, scaled);
 }
 
-/** Issues kept in a result; past this one final `(root)` issue says how many more were found. */
-export const MAX_REPORTED_ISSUES = 100;
-
-/** Path used for problems with the input as a whole. */
-export const ROOT_PATH = "(root)";
-
 export type ScenarioValidation = { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] };
 
 /** Quaternions shorter than this cannot be normalised meaningfully. */
@@ -133,8 +147,6 @@ const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 const MAX_NAME_LENGTH = 64;
 const MAX_ID_LENGTH = 64;
 const MAX_DESCRIPTION_LENGTH = 1000;
-/** Keys and ids quoted in messages are cut to this many characters, so garbage cannot bloat the report. */
-const MAX_QUOTED_LENGTH = 64;
 
 const SCENARIO_KEYS = ["name", "description", "world", "bodies", "camera", "spawn"] as const;
 const CAMERA_KEYS = ["position", "target"] as const;
@@ -187,41 +199,6 @@ const POSITION_CORRECTION_KEYS = [
 const POSITION_CORRECTION_METHODS = ["soft", "projection"] as const;
 const BOUNDS_KEYS = ["min", "max"] as const;
 
-/** Collects issues, keeping the first MAX_REPORTED_ISSUES and counting the rest. */
-class IssueList {
-  readonly kept: ScenarioIssue[] = [];
-  total = 0;
-
-  add(path: string, message: string): void {
-    this.total++;
-    if (this.kept.length < MAX_REPORTED_ISSUES) this.kept.push({ path: path === "" ? ROOT_PATH : path, message });
-  }
-
-  result(): ScenarioIssue[] {
-    const omitted = this.total - this.kept.length;
-    if (omitted > 0) {
-      this.kept.push({ path: ROOT_PATH, message: `${omitted} more issue${omitted === 1 ? "" : "s"} omitted` });
-    }
-    return this.kept;
-  }
-}
-
-type Obj = Record<string, unknown>;
-
-interface NumberRule {
-  /** Value must be strictly greater. */
-  gt?: number;
-  /** Value must be greater or equal. */
-  ge?: number;
-  /** Value must be less or equal. */
-  le?: number;
-  integer?: boolean;
-  /** Unit appended to upper bounds in messages (`must be <= 1e15 kg`, `must be within ±1000 m/s²`). */
-  unit?: string;
-  /** Report a failed ge/le as `must be within ±le unit` (for ge = -le). */
-  symmetric?: boolean;
-}
-
 const L = PHYSICAL_LIMITS;
 /**
  * Mass and density floors: a subnormal mass has an infinite inverse mass, and its first contact turns it
@@ -245,118 +222,6 @@ const BODY_SCALARS: readonly [BodyScalar, NumberRule][] = [
   ["linearDamping", DAMPING_RULE],
   ["angularDamping", DAMPING_RULE],
 ];
-
-/** A number for messages: as JavaScript prints it, but `1e15` rather than `1000000000000000`. */
-function fmt(n: number): string {
-  return Math.abs(n) >= 1e6 ? n.toExponential().replace("e+", "e") : String(n);
-}
-
-function keyPath(path: string, key: string): string {
-  return path === "" ? key : `${path}.${key}`;
-}
-
-function indexPath(path: string, index: number): string {
-  return `${path}[${index}]`;
-}
-
-function quote(s: string): string {
-  return JSON.stringify(s.length > MAX_QUOTED_LENGTH ? s.slice(0, MAX_QUOTED_LENGTH) + "..." : s);
-}
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** An own property's value; inherited properties (e.g. `constructor`) do not count. `undefined` counts as absent. */
-function own(o: Obj, key: string): unknown {
-  return Object.hasOwn(o, key) ? o[key] : undefined;
-}
-
-function checkKeys(o: Obj, allowed: readonly string[], path: string, issues: IssueList): void {
-  for (const key of Object.keys(o)) {
-    if (!allowed.includes(key)) issues.add(path, `unknown key ${quote(key)}`);
-  }
-}
-
-function readNumber(v: unknown, path: string, issues: IssueList, rule: NumberRule = {}): number | undefined {
-  if (typeof v !== "number") {
-    issues.add(path, "expected number");
-    return undefined;
-  }
-  if (!Number.isFinite(v)) {
-    issues.add(path, "must be a finite number");
-    return undefined;
-  }
-  const before = issues.total;
-  if (rule.integer && !Number.isInteger(v)) issues.add(path, "must be an integer");
-  // One bound issue per value: the first that fails ("must be > 0" says more than "must be >= 0.001").
-  const upper = (n: number) => (rule.unit ? `${fmt(n)} ${rule.unit}` : fmt(n));
-  const outside = (rule.ge !== undefined && v < rule.ge) || (rule.le !== undefined && v > rule.le);
-  if (rule.gt !== undefined && !(v > rule.gt)) issues.add(path, `must be > ${rule.gt}`);
-  else if (outside && rule.symmetric) issues.add(path, `must be within ±${upper(rule.le as number)}`);
-  else if (rule.ge !== undefined && v < rule.ge) issues.add(path, `must be >= ${fmt(rule.ge)}`);
-  else if (rule.le !== undefined && v > rule.le) issues.add(path, `must be <= ${upper(rule.le)}`);
-  return issues.total === before ? v : undefined;
-}
-
-function readVector(
-  v: unknown,
-  length: 3 | 4,
-  path: string,
-  issues: IssueList,
-  rule: NumberRule = {},
-): number[] | undefined {
-  if (!Array.isArray(v)) {
-    issues.add(path, `expected array of ${length} numbers`);
-    return undefined;
-  }
-  if (v.length !== length) {
-    issues.add(path, `must have exactly ${length} elements, got ${v.length}`);
-    return undefined;
-  }
-  const out: number[] = [];
-  for (let i = 0; i < length; i++) {
-    const x = readNumber(v[i], indexPath(path, i), issues, rule);
-    if (x !== undefined) out.push(x);
-  }
-  return out.length === length ? out : undefined;
-}
-
-function readBoolean(v: unknown, path: string, issues: IssueList): boolean | undefined {
-  if (typeof v !== "boolean") {
-    issues.add(path, "expected boolean");
-    return undefined;
-  }
-  return v;
-}
-
-function readString(
-  v: unknown,
-  path: string,
-  issues: IssueList,
-  maxLength: number,
-  nonEmpty: boolean,
-): string | undefined {
-  if (typeof v !== "string") {
-    issues.add(path, "expected string");
-    return undefined;
-  }
-  if (nonEmpty && v.length === 0) {
-    issues.add(path, "must not be empty");
-    return undefined;
-  }
-  if (v.length > maxLength) {
-    issues.add(path, `must be at most ${maxLength} characters`);
-    return undefined;
-  }
-  return v;
-}
-
-function readEnum<T extends string>(v: unknown, values: readonly T[], path: string, issues: IssueList): T | undefined {
-  if (typeof v === "string" && (values as readonly string[]).includes(v)) return v as T;
-  issues.add(path, `must be one of ${values.map((s) => JSON.stringify(s)).join(", ")}`);
-  return undefined;
-}
 
 /**
  * Unit quaternion from any finite non-zero one: each component divided by the square root of the sum of
