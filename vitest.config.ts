@@ -33,6 +33,9 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["test/server/**/*.test.ts", "test/client/**/*.test.ts", "test/loadtest/**/*.test.ts", "test/deploy/**/*.test.ts", "test/docs/**/*.test.ts", SLOW],
+          // Two files at a time even on two cores: most of these wait on sockets, processes and a browser,
+          // and one at a time (the default leaves a core idle) took the project past 12 minutes.
+          maxWorkers: Math.max(2, availableParallelism()),
         },
       },
       { extends: true, test: { name: "hostile", include: ["test/hostile/**/*.test.ts"], fileParallelism: false } },

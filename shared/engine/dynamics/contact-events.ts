@@ -42,8 +42,12 @@ export class ContactEventLog {
   /** Events [0, stepEnd) came from the last step; later ones were recorded since it returned. */
   private stepEnd = 0;
 
-  /** Records an event; for sensor events the sensor is put first whichever slot it was given in. */
-  push(b: BodyStore, kind: number, slotA: number, slotB: number, impulse: number): void {
+  /**
+   * Records an event and returns its index; for sensor events the sensor is put first whichever slot it
+   * was given in. The impulse is 0; a begin event's caller writes `impulse[index]` (a double passed to a
+   * call V8 does not inline would be boxed: an allocation per event).
+   */
+  push(b: BodyStore, kind: number, slotA: number, slotB: number): number {
     if (this.count === this.kind.length) this.grow();
     const i = this.count++;
     if (kind >= SENSOR_ENTER && b.sensor[slotA] === 0) {
@@ -54,9 +58,10 @@ export class ContactEventLog {
     this.kind[i] = kind;
     this.handleA[i] = b.handleOf(slotA);
     this.handleB[i] = b.handleOf(slotB);
-    this.impulse[i] = impulse;
+    this.impulse[i] = 0;
     this.idA[i] = b.ids[slotA]!;
     this.idB[i] = b.ids[slotB]!;
+    return i;
   }
 
   /** Called as a step starts: forgets the previous step's events, keeps the ones recorded since. */

@@ -254,7 +254,7 @@ export class ContactStore {
   removeAt(c: number, events: ContactEventLog, bodies: BodyStore): void {
     const flags = this.flags[c];
     if ((flags & FLAG_REPORTED) !== 0) {
-      events.push(bodies, (flags & FLAG_SENSOR) !== 0 ? SENSOR_EXIT : CONTACT_END, this.bodyA[c], this.bodyB[c], 0);
+      events.push(bodies, (flags & FLAG_SENSOR) !== 0 ? SENSOR_EXIT : CONTACT_END, this.bodyA[c], this.bodyB[c]);
     }
     this.deleteKey(this.bodyA[c], this.bodyB[c]);
     this.deactivate(c);

@@ -86,7 +86,8 @@ function resolveOverlaps(bodies: BodyStore, broad: BroadPhase, slot: number, blo
     // wall cannot push into another close by.
     const margin = 0.25 * Math.min(bodies.half[s3], bodies.half[s3 + 1], bodies.half[s3 + 2]);
     bodies.updateAabbWithMargin(slot, margin);
-    const count = gatherPenetrations(bodies, broad, slot, blockDynamic, margin);
+    gatherMargin[0] = margin;
+    const count = gatherPenetrations(bodies, broad, slot, blockDynamic);
     if (count === 0) return;
     // Deepest first; ties by slot so the order is deterministic.
     for (let i = 0; i < count; i++) sortIndex[i] = i;
@@ -139,12 +140,19 @@ function resolveOverlaps(bodies: BodyStore, broad: BroadPhase, slot: number, blo
 }
 
 /**
- * Blockers within `margin` of the character: push-out direction (towards the character) and depth
+ * The margin handed to gatherPenetrations: a double passed as an argument to a call V8 does not inline
+ * is boxed (an allocation per move), and whether it inlines depends on the function's size.
+ */
+const gatherMargin = new Float64Array(1);
+
+/**
+ * Blockers within `gatherMargin[0]` of the character: push-out direction (towards the character) and depth
  * (negative for a gap). Returns 0 when none actually overlaps. The candidates are the bodies whose AABB
  * overlaps the character's (grown by the margin), from the broad phase in ascending slot order: the
  * same bodies, in the same order, as a scan of every slot, without visiting the far ones.
  */
-function gatherPenetrations(bodies: BodyStore, broad: BroadPhase, slot: number, blockDynamic: boolean, margin: number): number {
+function gatherPenetrations(bodies: BodyStore, broad: BroadPhase, slot: number, blockDynamic: boolean): number {
+  const margin = gatherMargin[0];
   const found = broad.queryAabb(bodies, bodies.aabb, slot * 6);
   const candidates = broad.queryResult;
   let count = 0;

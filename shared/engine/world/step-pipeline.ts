@@ -350,8 +350,11 @@ export class StepPipeline {
       const reported = (flags & FLAG_REPORTED) !== 0;
       if (touching === reported) continue;
       contacts.flags[c] = flags ^ FLAG_REPORTED;
-      if (sensor) events.push(b, touching ? SENSOR_ENTER : SENSOR_EXIT, a, bb, 0);
-      else events.push(b, touching ? CONTACT_BEGIN : CONTACT_END, a, bb, touching ? impulse : 0);
+      if (sensor) events.push(b, touching ? SENSOR_ENTER : SENSOR_EXIT, a, bb);
+      else {
+        const e = events.push(b, touching ? CONTACT_BEGIN : CONTACT_END, a, bb);
+        if (touching) events.impulse[e] = impulse;
+      }
     }
   }
 
