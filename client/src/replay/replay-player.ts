@@ -1,5 +1,6 @@
 import { type BodyDigest, bodyDigests, RoomSim, type RoomSimSnapshot, type SimInput } from "../../../shared/sim/index.ts";
 import type { ReplayData } from "./replay-file.ts";
+import type { BodyDifference, Divergence as VerifyDivergence } from "../../../server/replay/verify.ts";
 
 /**
  * The viewer's simulation side (DOM-free): re-simulates a replay from its header and inputs with the
@@ -25,25 +26,10 @@ export interface KeyframeResult {
   differing: BodyDifference[];
 }
 
-export interface BodyDifference {
-  id: string;
-  recorded: [number, number, number] | null;
-  replayed: [number, number, number] | null;
-}
+export type { BodyDifference };
 
-export interface Divergence {
-  /** First tick whose hash differs from the recording. */
-  tick: number;
-  /** Its line in the file. */
-  line: number;
-  recordedHash: string;
-  replayedHash: string;
-  /** Inputs applied at that tick. */
-  inputs: SimInput[];
-  /** The first keyframe at or after the divergence, where the differing bodies were named (null: none). */
-  keyframeTick: number | null;
-  bodies: BodyDifference[];
-}
+/** What the command-line verifier reports (server/replay/verify.ts), less the fields only a file on disk has. */
+export type Divergence = Omit<VerifyDivergence, "keyframeLine" | "differingBodies">;
 
 export class ReplayPlayer {
   readonly data: ReplayData;

@@ -260,7 +260,6 @@ export class StepPipeline {
         contacts.storeManifold(c, this.manifold, b);
       }
       if (swept && prof) ctx.ccdMs += now() - t0;
-      contacts.stepImpulse[c] = 0;
       if ((ca === CAT_SLEEPING || cb === CAT_SLEEPING) && (contacts.flags[c] & FLAG_SENSOR) === 0) {
         const count = contacts.pointCount[c];
         if (count === 0) continue;
@@ -344,6 +343,7 @@ export class StepPipeline {
       const flags = contacts.flags[c];
       const sensor = (flags & FLAG_SENSOR) !== 0;
       if (!sensor && b.type[a] !== DYNAMIC && b.type[bb] !== DYNAMIC) continue;
+      // Read and cleared here: the solver writes it only for the contacts it solved this step.
       const impulse = contacts.stepImpulse[c];
       contacts.stepImpulse[c] = 0;
       const touching = (impulse > 0 && !sensor) || contacts.minSeparation(c) <= 0;
