@@ -1,14 +1,9 @@
-import { type BodyDigest, bodyDigests, RoomSim, type SimInput } from "../../shared/sim/index.ts";
+import { type BodyDifference, bodyDigests, diffBodies, RoomSim, type SimInput } from "../../shared/sim/index.ts";
+
+export { type BodyDifference, diffBodies };
 import { isTickLine, type KeyframeLine, type ReplayHeader, type TickLine } from "./format.ts";
 import { ReplayFileError, readReplay, type ReplaySummary, scanReplay, type TruncatedTail } from "./read.ts";
 
-export interface BodyDifference {
-  id: string;
-  /** Recorded [x, y, z] (0.1 mm), or null if the body did not exist in the recording. */
-  recorded: [number, number, number] | null;
-  /** Re-simulated [x, y, z], or null if it does not exist in the re-run. */
-  replayed: [number, number, number] | null;
-}
 
 export interface Divergence {
   /** First tick whose hash differs. */
@@ -176,19 +171,3 @@ function checkKeyframe(sim: RoomSim, line: KeyframeLine, lineNumber: number, rep
 
 export { ReplayFileError };
 
-/** Bodies whose hash differs or that exist on one side only, in recorded order then new ones. */
-export function diffBodies(recorded: BodyDigest[], replayed: BodyDigest[]): BodyDifference[] {
-  const mine = new Map(replayed.map((d) => [d[0], d]));
-  const out: BodyDifference[] = [];
-  const seen = new Set<string>();
-  for (const r of recorded) {
-    seen.add(r[0]);
-    const m = mine.get(r[0]);
-    if (m && m[1] === r[1]) continue;
-    out.push({ id: r[0], recorded: [r[2], r[3], r[4]], replayed: m ? [m[2], m[3], m[4]] : null });
-  }
-  for (const m of replayed) {
-    if (!seen.has(m[0])) out.push({ id: m[0], recorded: null, replayed: [m[2], m[3], m[4]] });
-  }
-  return out;
-}

@@ -31,3 +31,29 @@ export function bodyDigests(world: World): BodyDigest[] {
   }
   return out;
 }
+
+/** A body whose digest differs between a recording and its re-run, or that exists on one side only. */
+export interface BodyDifference {
+  id: string;
+  /** Recorded [x, y, z] (0.1 mm), or null if the body did not exist in the recording. */
+  recorded: [number, number, number] | null;
+  /** Re-simulated [x, y, z], or null if it does not exist in the re-run. */
+  replayed: [number, number, number] | null;
+}
+
+/** Bodies whose hash differs or that exist on one side only, in recorded order then new ones. */
+export function diffBodies(recorded: BodyDigest[], replayed: BodyDigest[]): BodyDifference[] {
+  const mine = new Map(replayed.map((d) => [d[0], d]));
+  const out: BodyDifference[] = [];
+  const seen = new Set<string>();
+  for (const r of recorded) {
+    seen.add(r[0]);
+    const m = mine.get(r[0]);
+    if (m && m[1] === r[1]) continue;
+    out.push({ id: r[0], recorded: [r[2], r[3], r[4]], replayed: m ? [m[2], m[3], m[4]] : null });
+  }
+  for (const m of replayed) {
+    if (!seen.has(m[0])) out.push({ id: m[0], recorded: null, replayed: [m[2], m[3], m[4]] });
+  }
+  return out;
+}

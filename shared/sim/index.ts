@@ -1,6 +1,6 @@
 /** The deterministic room simulation shared by the server room, the replay verifier and the client. */
 export { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
-export { type BodyDigest, bodyDigests, bodyHashAt } from "./body-hash.ts";
+export { type BodyDifference, type BodyDigest, bodyDigests, bodyHashAt, diffBodies } from "./body-hash.ts";
 export type { SimInput } from "./inputs.ts";
 export {
   DEFAULT_SIM_OPTIONS,

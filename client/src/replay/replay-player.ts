@@ -1,6 +1,6 @@
-import { type BodyDigest, bodyDigests, RoomSim, type RoomSimSnapshot, type SimInput } from "../../../shared/sim/index.ts";
+import { type BodyDifference, type BodyDigest, bodyDigests, diffBodies, RoomSim, type RoomSimSnapshot, type SimInput } from "../../../shared/sim/index.ts";
 import type { ReplayData } from "./replay-file.ts";
-import type { BodyDifference, Divergence as VerifyDivergence } from "../../../server/replay/verify.ts";
+import type { Divergence as VerifyDivergence } from "../../../server/replay/verify.ts";
 
 /**
  * The viewer's simulation side (DOM-free): re-simulates a replay from its header and inputs with the
@@ -163,17 +163,3 @@ function stepWith(sim: RoomSim, inputs: SimInput[]): string {
   return sim.step().hash;
 }
 
-/** Bodies whose hash differs or that exist on one side only, recorded order first (as the CLI reports them). */
-export function diffBodies(recorded: BodyDigest[], replayed: BodyDigest[]): BodyDifference[] {
-  const mine = new Map(replayed.map((d) => [d[0], d]));
-  const out: BodyDifference[] = [];
-  const seen = new Set<string>();
-  for (const r of recorded) {
-    seen.add(r[0]);
-    const m = mine.get(r[0]);
-    if (m && m[1] === r[1]) continue;
-    out.push({ id: r[0], recorded: [r[2], r[3], r[4]], replayed: m ? [m[2], m[3], m[4]] : null });
-  }
-  for (const m of replayed) if (!seen.has(m[0])) out.push({ id: m[0], recorded: null, replayed: [m[2], m[3], m[4]] });
-  return out;
-}
