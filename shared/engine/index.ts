@@ -6,8 +6,9 @@
  *   get/set pose and velocities, impulses, kinematic and character moves, materials (setFriction,
  *   setRestitution, setLinearDamping, setAngularDamping and their getters, validated against
  *   MATERIAL_LIMITS), getAabb, getBoundingRadius.
- * - Queries: `raycast`, and `queryAabb(min, max, out | visit)` over the broad phase's grid, results
- *   in ascending slot order (deterministic).
+ * - Queries: `raycast` (every shape), `castShape` (a convex shape swept along a direction: first hit),
+ *   `overlap` (bodies a placed convex shape overlaps) and `queryAabb(min, max, out | visit)`, all over the
+ *   broad phase's grid and all taking optional collision groups; results in ascending slot order.
  * - `world.view()`: a read-only, zero-copy BodyView of every body's arrays by slot, for readers that walk
  *   all bodies each tick (state sync, hashing). The types forbid writes. It stays valid until the next
  *   createBody or removeBody (the arrays may be reallocated when the world grows); take a new one after.
@@ -22,7 +23,15 @@ export type {
   BodyDef,
   BodyType,
   BoxShapeDef,
+  CapsuleShapeDef,
   CollisionGroups,
+  CompoundChildDef,
+  CompoundShapeDef,
+  ConvexShapeDef,
+  CylinderShapeDef,
+  HeightfieldShapeDef,
+  HullShapeDef,
+  MeshShapeDef,
   PositionCorrectionMethod,
   PositionCorrectionSettings,
   QuatTuple,
@@ -38,6 +47,7 @@ export type { CharacterMoveOptions, CharacterMoveResult } from "./world/characte
 export { shapeInertia, shapeVolume } from "./dynamics/mass.ts";
 export type { StepProfile } from "./world/profile.ts";
 export { packBodyState } from "./world/state-hash.ts";
+export type { OverlapOptions, ShapeCastHit, ShapeCastOptions, ShapePose } from "./world/queries.ts";
 export {
   type ContactEvent,
   type ContactEventType,

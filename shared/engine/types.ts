@@ -19,7 +19,16 @@ export const BodyTypeCode = Object.freeze({ STATIC: 0, KINEMATIC: 1, DYNAMIC: 2 
 export type BodyTypeCode = (typeof BodyTypeCode)[keyof typeof BodyTypeCode];
 
 /** Numeric shape codes, as stored per slot (BodyView.shape). */
-export const ShapeTypeCode = Object.freeze({ SPHERE: 0, BOX: 1 } as const);
+export const ShapeTypeCode = Object.freeze({
+  SPHERE: 0,
+  BOX: 1,
+  CAPSULE: 2,
+  CYLINDER: 3,
+  HULL: 4,
+  COMPOUND: 5,
+  MESH: 6,
+  HEIGHTFIELD: 7,
+} as const);
 export type ShapeTypeCode = (typeof ShapeTypeCode)[keyof typeof ShapeTypeCode];
 
 export interface SphereShapeDef {
@@ -34,14 +43,75 @@ export interface BoxShapeDef {
   halfExtents: Vec3Tuple;
 }
 
-export type ShapeDef = SphereShapeDef | BoxShapeDef;
+/** The segment from (0, -halfHeight, 0) to (0, halfHeight, 0) swept by a sphere of `radius` (Rapier's convention). */
+export interface CapsuleShapeDef {
+  type: "capsule";
+  radius: number;
+  /** Half the length of the inner segment (the capsule is 2·(halfHeight + radius) tall), > 0. */
+  halfHeight: number;
+}
+
+/** A solid circular cylinder along the local y axis, centred on the origin. */
+export interface CylinderShapeDef {
+  type: "cylinder";
+  radius: number;
+  halfHeight: number;
+}
+
+/** The convex hull of 4 to 256 points in the body's frame, computed at creation. */
+export interface HullShapeDef {
+  type: "hull";
+  points: Vec3Tuple[];
+}
+
+/** A convex shape a compound is made of. */
+export type ConvexShapeDef = SphereShapeDef | BoxShapeDef | CapsuleShapeDef | CylinderShapeDef | HullShapeDef;
+
+export interface CompoundChildDef {
+  shape: ConvexShapeDef;
+  /** Child origin in the body's frame. Default 0. */
+  position?: Vec3Tuple;
+  /** Child orientation in the body's frame [x, y, z, w]. Default identity. */
+  rotation?: QuatTuple;
+}
+
+/** 1 to 64 convex children; mass, centre of mass and inertia are those of their union. */
+export interface CompoundShapeDef {
+  type: "compound";
+  children: CompoundChildDef[];
+}
+
+/** A triangle mesh (static and kinematic bodies only). Triangles wind counter-clockwise seen from outside. */
+export interface MeshShapeDef {
+  type: "mesh";
+  vertices: Vec3Tuple[];
+  indices: [number, number, number][];
+}
+
+/**
+ * A height field (static bodies only): rows x cols samples, row-major, the row index along z and the
+ * column index along x, spanning size[0] by size[1] metres centred on the body's position. The surface
+ * at a sample is position.y + heights[r * cols + c]; each cell is two triangles.
+ */
+export interface HeightfieldShapeDef {
+  type: "heightfield";
+  heights: number[];
+  rows: number;
+  cols: number;
+  size: [number, number];
+}
+
+export type ShapeDef = ConvexShapeDef | CompoundShapeDef | MeshShapeDef | HeightfieldShapeDef;
 
 export interface BodyDef {
   /** Caller's id (scenario id). Unique within a world. */
   id: string;
   type: BodyType;
   shape: ShapeDef;
-  /** Centre of mass in world space, metres. */
+  /**
+   * World position of the body's reference point (its shape's origin), metres. For spheres, boxes,
+   * capsules and cylinders that is the centre of mass; a hull or compound's centre of mass may lie elsewhere.
+   */
   position: Vec3Tuple;
   /** Orientation quaternion [x, y, z, w]; normalised on creation. Default identity. */
   rotation?: QuatTuple;

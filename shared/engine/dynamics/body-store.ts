@@ -1,7 +1,8 @@
 import { BODY_DEFAULTS, ENGINE_CONSTANTS } from "../config.ts";
-import { matrixFromQuat, normalizeQuatAt } from "../math/quat.ts";
+import { matrixFromQuat, normalizeQuatAt, rotateVec } from "../math/quat.ts";
 import { shapeInertia, shapeVolume } from "./mass.ts";
-import { type BodyDef, BodyTypeCode, ShapeTypeCode } from "../types.ts";
+import { type PreparedShape, prepareShape, type ShapeGeometry } from "./shape-setup.ts";
+import { type BodyDef, BodyTypeCode, type ShapeDef, ShapeTypeCode } from "../types.ts";
 
 // The stored codes are the public ones (types.ts), so the view and the network schema read them as is.
 export const STATIC = BodyTypeCode.STATIC;
@@ -10,6 +11,12 @@ export const DYNAMIC = BodyTypeCode.DYNAMIC;
 
 export const SPHERE = ShapeTypeCode.SPHERE;
 export const BOX = ShapeTypeCode.BOX;
+export const CAPSULE = ShapeTypeCode.CAPSULE;
+export const CYLINDER = ShapeTypeCode.CYLINDER;
+export const HULL = ShapeTypeCode.HULL;
+export const COMPOUND = ShapeTypeCode.COMPOUND;
+export const MESH = ShapeTypeCode.MESH;
+export const HEIGHTFIELD = ShapeTypeCode.HEIGHTFIELD;
 
 /**
  * What a body is doing, for the step and the broad phase. Kept current by add/remove and by the sleep
@@ -34,6 +41,7 @@ export function slotOf(handle: number): number {
 }
 
 const scratchMatrix = new Float64Array(9);
+const offsetScratch = new Float64Array(3);
 
 /** Every membership bit and every filter bit: collides with everything (the default). */
 export const ALL_GROUPS = -1;
@@ -70,8 +78,27 @@ export class BodyStore {
   generation = new Uint16Array(0);
   type = new Uint8Array(0);
   shape = new Uint8Array(0);
-  /** Sphere: radius in all three; box: half extents. */
+  /**
+   * Sphere: radius in all three; box: half extents; capsule and cylinder: radius, half height, radius;
+   * hull, compound, mesh and height field: half extents of the local bounds (centred on boundsCenter).
+   */
   half = new Float64Array(0);
+  /** Centre of the local bounds in the body frame (0 for spheres, boxes, capsules, cylinders). */
+  boundsCenter = new Float64Array(0);
+  /**
+   * Where the shape's reference frame (the one a definition's position and rotation describe) sits in the
+   * body frame the engine integrates (centre of mass, principal axes): position xyz, rotation xyzw. Only
+   * a dynamic hull or compound can differ; `hasOffset` is 1 for those.
+   */
+  frameOffset = new Float64Array(0);
+  hasOffset = new Uint8Array(0);
+  /**
+   * Hull, compound, mesh and height-field data (null for the other shapes). Derived from `shapeDefs` and
+   * shared, never written: snapshots keep the definitions and rebuild this.
+   */
+  geometry: (ShapeGeometry | null)[] = [];
+  /** Each body's shape definition as created (getShape, snapshots). */
+  shapeDefs: (ShapeDef | undefined)[] = [];
   /** Radius of the bounding sphere around the centre. */
   boundRadius = new Float64Array(0);
 
@@ -150,6 +177,9 @@ export class BodyStore {
     this.type = grow(this.type, cap);
     this.shape = grow(this.shape, cap);
     this.half = grow(this.half, cap * 3);
+    this.boundsCenter = grow(this.boundsCenter, cap * 3);
+    this.frameOffset = grow(this.frameOffset, cap * 7);
+    this.hasOffset = grow(this.hasOffset, cap);
     this.boundRadius = grow(this.boundRadius, cap);
     this.pos = grow(this.pos, cap * 3);
     this.rot = grow(this.rot, cap * 4);
@@ -213,6 +243,9 @@ export class BodyStore {
     }
     this.alive[slot] = 1;
     this.liveCount++;
+    // Before anything can fail: a failed add removes the slot, and removal reads these.
+    this.awakeIndex[slot] = -1;
+    this.kinematicIndex[slot] = -1;
     this.ids[slot] = def.id;
     this.idToSlot.set(def.id, slot);
 
@@ -220,17 +253,30 @@ export class BodyStore {
     this.type[slot] = kind;
     const s3 = slot * 3;
     const s4 = slot * 4;
+    this.shapeDefs[slot] = def.shape;
+    this.geometry[slot] = null;
+    this.hasOffset[slot] = 0;
+    this.boundsCenter[s3] = this.boundsCenter[s3 + 1] = this.boundsCenter[s3 + 2] = 0;
+    let prepared: PreparedShape | null = null;
     if (def.shape.type === "sphere") {
       this.shape[slot] = SPHERE;
       this.half[s3] = this.half[s3 + 1] = this.half[s3 + 2] = def.shape.radius;
       this.boundRadius[slot] = def.shape.radius;
-    } else {
+    } else if (def.shape.type === "box") {
       this.shape[slot] = BOX;
       const [hx, hy, hz] = def.shape.halfExtents;
       this.half[s3] = hx;
       this.half[s3 + 1] = hy;
       this.half[s3 + 2] = hz;
       this.boundRadius[slot] = Math.sqrt(hx * hx + hy * hy + hz * hz);
+    } else {
+      try {
+        prepared = prepareShape(def.shape, kind === DYNAMIC);
+      } catch (err) {
+        this.remove(slot);
+        throw new Error(`body "${def.id}": ${(err as Error).message}`);
+      }
+      this.usePrepared(slot, prepared);
     }
     this.pos[s3] = def.position[0];
     this.pos[s3 + 1] = def.position[1];
@@ -241,6 +287,8 @@ export class BodyStore {
     this.rot[s4 + 2] = q[2];
     this.rot[s4 + 3] = q[3];
     normalizeQuatAt(this.rot, s4);
+    // The body frame is the centre-of-mass frame: move from the reference frame the definition gave.
+    if (this.hasOffset[slot] === 1) this.referenceToBody(slot);
     const moving = kind !== STATIC;
     const v = moving ? (def.linearVelocity ?? [0, 0, 0]) : [0, 0, 0];
     const w = moving ? (def.angularVelocity ?? [0, 0, 0]) : [0, 0, 0];
@@ -252,7 +300,7 @@ export class BodyStore {
     this.angVel[s3 + 2] = w[2];
 
     try {
-      this.setMassProperties(slot, def);
+      this.setMassProperties(slot, def, prepared);
     } catch (err) {
       this.remove(slot);
       throw err;
@@ -328,13 +376,121 @@ export class BodyStore {
     const id = this.ids[slot];
     if (id !== undefined) this.idToSlot.delete(id);
     this.ids[slot] = undefined;
+    this.geometry[slot] = null;
+    this.shapeDefs[slot] = undefined;
     this.alive[slot] = 0;
     this.generation[slot] = (this.generation[slot] + 1) & GENERATION_MASK;
     this.liveCount--;
     this.freeSlots.push(slot);
   }
 
-  private setMassProperties(slot: number, def: BodyDef): void {
+  /** Stores a prepared shape's data in the slot (shape code, half, bounds, geometry, frame offset). */
+  private usePrepared(slot: number, prepared: PreparedShape): void {
+    const s3 = slot * 3;
+    this.shape[slot] = prepared.code;
+    this.half.set(prepared.half, s3);
+    this.boundsCenter.set(prepared.boundsCenter, s3);
+    this.boundRadius[slot] = prepared.boundRadius;
+    this.geometry[slot] = prepared.geometry;
+    const frame = prepared.frame;
+    this.hasOffset[slot] = frame === null ? 0 : 1;
+    if (frame !== null) {
+      this.frameOffset.set(frame.position, slot * 7);
+      this.frameOffset.set(frame.rotation, slot * 7 + 3);
+    }
+  }
+
+  /**
+   * Rebuilds the derived shape data of every live body from its definition (after a snapshot restore,
+   * which keeps definitions only). Deterministic, so the rebuilt data is bit-identical.
+   */
+  rebuildGeometry(): void {
+    this.geometry.length = this.slotCount;
+    for (let s = 0; s < this.slotCount; s++) {
+      const def = this.shapeDefs[s];
+      this.geometry[s] = def === undefined || def.type === "sphere" || def.type === "box" ? null : prepareShape(def, this.type[s] === DYNAMIC).geometry;
+    }
+  }
+
+  /**
+   * pos/rot hold the reference frame's pose; turn them into the body (centre-of-mass) frame's:
+   * q_body = q_ref ⊗ u*, p_body = p_ref - q_body · o for the offset (o, u).
+   */
+  private referenceToBody(slot: number): void {
+    const f = slot * 7;
+    const o = this.frameOffset;
+    const s4 = slot * 4;
+    const r = this.rot;
+    const ax = r[s4];
+    const ay = r[s4 + 1];
+    const az = r[s4 + 2];
+    const aw = r[s4 + 3];
+    const bx = -o[f + 3];
+    const by = -o[f + 4];
+    const bz = -o[f + 5];
+    const bw = o[f + 6];
+    r[s4] = aw * bx + ax * bw + ay * bz - az * by;
+    r[s4 + 1] = aw * by - ax * bz + ay * bw + az * bx;
+    r[s4 + 2] = aw * bz + ax * by - ay * bx + az * bw;
+    r[s4 + 3] = aw * bw - ax * bx - ay * by - az * bz;
+    normalizeQuatAt(r, s4);
+    rotateVec(offsetScratch, 0, r, s4, o, f);
+    const s3 = slot * 3;
+    this.pos[s3] -= offsetScratch[0];
+    this.pos[s3 + 1] -= offsetScratch[1];
+    this.pos[s3 + 2] -= offsetScratch[2];
+  }
+
+  /**
+   * The reference frame's world pose of a slot into out[o..o+6] (position xyz, rotation xyzw): what
+   * definitions, getPosition/getRotation and the network use. p_ref = p + q · o, q_ref = q ⊗ u.
+   */
+  referencePose(slot: number, out: Float64Array, o: number): void {
+    const s3 = slot * 3;
+    const s4 = slot * 4;
+    const p = this.pos;
+    const r = this.rot;
+    if (this.hasOffset[slot] === 0) {
+      out[o] = p[s3];
+      out[o + 1] = p[s3 + 1];
+      out[o + 2] = p[s3 + 2];
+      out[o + 3] = r[s4];
+      out[o + 4] = r[s4 + 1];
+      out[o + 5] = r[s4 + 2];
+      out[o + 6] = r[s4 + 3];
+      return;
+    }
+    const f = slot * 7;
+    const fo = this.frameOffset;
+    rotateVec(offsetScratch, 0, r, s4, fo, f);
+    out[o] = p[s3] + offsetScratch[0];
+    out[o + 1] = p[s3 + 1] + offsetScratch[1];
+    out[o + 2] = p[s3 + 2] + offsetScratch[2];
+    const ax = r[s4];
+    const ay = r[s4 + 1];
+    const az = r[s4 + 2];
+    const aw = r[s4 + 3];
+    const bx = fo[f + 3];
+    const by = fo[f + 4];
+    const bz = fo[f + 5];
+    const bw = fo[f + 6];
+    out[o + 3] = aw * bx + ax * bw + ay * bz - az * by;
+    out[o + 4] = aw * by - ax * bz + ay * bw + az * bx;
+    out[o + 5] = aw * bz + ax * by - ay * bx + az * bw;
+    out[o + 6] = aw * bw - ax * bx - ay * by - az * bz;
+  }
+
+  /** Sets a slot's pose from a reference-frame pose (position xyz, rotation xyzw at pose[o..o+6]). */
+  setReferencePose(slot: number, pose: ArrayLike<number>, o: number): void {
+    const s3 = slot * 3;
+    const s4 = slot * 4;
+    for (let k = 0; k < 3; k++) this.pos[s3 + k] = pose[o + k];
+    for (let k = 0; k < 4; k++) this.rot[s4 + k] = pose[o + 3 + k];
+    normalizeQuatAt(this.rot, s4);
+    if (this.hasOffset[slot] === 1) this.referenceToBody(slot);
+  }
+
+  private setMassProperties(slot: number, def: BodyDef, prepared: PreparedShape | null): void {
     const s3 = slot * 3;
     if (this.type[slot] !== DYNAMIC) {
       this.invMass[slot] = 0;
@@ -342,13 +498,20 @@ export class BodyStore {
       this.invInertia[s3] = this.invInertia[s3 + 1] = this.invInertia[s3 + 2] = 0;
       return;
     }
-    const hx = this.half[s3];
-    const hy = this.half[s3 + 1];
-    const hz = this.half[s3 + 2];
-    const box = this.shape[slot] === BOX;
-    const mass = def.mass ?? (def.density ?? BODY_DEFAULTS.density) * shapeVolume(box, hx, hy, hz);
+    let mass: number;
+    if (prepared === null) {
+      const hx = this.half[s3];
+      const hy = this.half[s3 + 1];
+      const hz = this.half[s3 + 2];
+      const box = this.shape[slot] === BOX;
+      mass = def.mass ?? (def.density ?? BODY_DEFAULTS.density) * shapeVolume(box, hx, hy, hz);
+      shapeInertia(this.inertia, s3, box, hx, hy, hz, mass);
+    } else {
+      mass = def.mass ?? (def.density ?? BODY_DEFAULTS.density) * prepared.volume;
+      const density = mass / prepared.volume;
+      for (let k = 0; k < 3; k++) this.inertia[s3 + k] = prepared.moments[k] * density;
+    }
     this.invMass[slot] = 1 / mass;
-    shapeInertia(this.inertia, s3, box, hx, hy, hz, mass);
     const ix = this.inertia[s3];
     const iy = this.inertia[s3 + 1];
     const iz = this.inertia[s3 + 2];
@@ -415,17 +578,49 @@ export class BodyStore {
     let ey: number;
     let ez: number;
     const hx = this.half[s3];
-    if (this.shape[slot] === SPHERE) {
+    const shape = this.shape[slot];
+    if (shape === SPHERE) {
       ex = ey = ez = hx;
     } else {
-      // World extent of a rotated box: e_world = |R ex| hx + |R ey| hy + |R ez| hz
       const hy = this.half[s3 + 1];
       const hz = this.half[s3 + 2];
       const m = scratchMatrix;
       matrixFromQuat(m, 0, this.rot, slot * 4);
-      ex = Math.abs(m[0]) * hx + Math.abs(m[1]) * hy + Math.abs(m[2]) * hz;
-      ey = Math.abs(m[3]) * hx + Math.abs(m[4]) * hy + Math.abs(m[5]) * hz;
-      ez = Math.abs(m[6]) * hx + Math.abs(m[7]) * hy + Math.abs(m[8]) * hz;
+      if (shape === CAPSULE) {
+        // The segment along the body's y axis, grown by the radius.
+        ex = Math.abs(m[1]) * hy + hx;
+        ey = Math.abs(m[4]) * hy + hx;
+        ez = Math.abs(m[7]) * hy + hx;
+      } else if (shape === CYLINDER) {
+        // Axis a = R ey: the caps' discs reach r·sqrt(1 - a_k²) along world axis k.
+        ex = Math.abs(m[1]) * hy + hx * Math.sqrt(Math.max(0, 1 - m[1] * m[1]));
+        ey = Math.abs(m[4]) * hy + hx * Math.sqrt(Math.max(0, 1 - m[4] * m[4]));
+        ez = Math.abs(m[7]) * hy + hx * Math.sqrt(Math.max(0, 1 - m[7] * m[7]));
+      } else {
+        // World extent of a rotated box: e_world = |R ex| hx + |R ey| hy + |R ez| hz (a box's own extents,
+        // or the local bounds of the other shapes, whose centre may be off the body's origin).
+        ex = Math.abs(m[0]) * hx + Math.abs(m[1]) * hy + Math.abs(m[2]) * hz;
+        ey = Math.abs(m[3]) * hx + Math.abs(m[4]) * hy + Math.abs(m[5]) * hz;
+        ez = Math.abs(m[6]) * hx + Math.abs(m[7]) * hy + Math.abs(m[8]) * hz;
+        if (shape !== BOX) {
+          const c = this.boundsCenter;
+          const cx = c[s3];
+          const cy = c[s3 + 1];
+          const cz = c[s3 + 2];
+          const a = this.aabb;
+          const s6 = slot * 6;
+          const wx = px + m[0] * cx + m[1] * cy + m[2] * cz;
+          const wy = py + m[3] * cx + m[4] * cy + m[5] * cz;
+          const wz = pz + m[6] * cx + m[7] * cy + m[8] * cz;
+          a[s6] = wx - ex - margin;
+          a[s6 + 1] = wy - ey - margin;
+          a[s6 + 2] = wz - ez - margin;
+          a[s6 + 3] = wx + ex + margin;
+          a[s6 + 4] = wy + ey + margin;
+          a[s6 + 5] = wz + ez + margin;
+          return;
+        }
+      }
     }
     const a = this.aabb;
     a[s6] = px - ex - margin;

@@ -1,7 +1,7 @@
 import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_B, NORMAL_OF_NEITHER } from "../collision/manifold.ts";
 import { ENGINE_CONSTANTS } from "../config.ts";
 import { inverseRotateVec, rotateVec } from "../math/quat.ts";
-import { type BodyStore, groupsCollide, SPHERE } from "./body-store.ts";
+import { type BodyStore, grow, groupsCollide, SPHERE } from "./body-store.ts";
 import { CONTACT_END, type ContactEventLog, SENSOR_EXIT } from "./contact-events.ts";
 
 /** Per point: localA xyz, localB xyz, separation, normal impulse, world midpoint xyz, spare. */
@@ -23,12 +23,25 @@ const FLAG_NORMAL_OF_B = 4;
 export const FLAG_SENSOR = 8;
 /** A begin/enter event was reported and its end/exit has not been yet. */
 export const FLAG_REPORTED = 16;
+/**
+ * A pair with a compound, mesh or height field: its own contact holds no points and carries the pair's
+ * bookkeeping (broad-phase stamp, events); each touching piece (a compound child against a child or a
+ * triangle) has a piece contact of its own, with its own normal and up to four points (Rapier and
+ * Box2D keep one manifold per shape pair the same way).
+ */
+export const FLAG_MULTI = 32;
+/** A piece contact of a FLAG_MULTI pair (key > 0): solved like any contact, managed by its pair. */
+export const FLAG_PIECE = 64;
+/** The pair's pieces are listed through body B's contacts (body A is a mesh or height field: a long list). */
+export const FLAG_WALK_B = 128;
 /** Bits that belong to the pair, not to the manifold of one step. */
-const PAIR_FLAGS = FLAG_SENSOR | FLAG_REPORTED;
+const PAIR_FLAGS = FLAG_SENSOR | FLAG_REPORTED | FLAG_MULTI | FLAG_PIECE | FLAG_WALK_B;
 
 const EMPTY = -1;
 
 const oldIds = new Int32Array(MAX_MANIFOLD_POINTS);
+/** Keys of the pieces being removed (grown when a pair has more). */
+let pieceKeys = new Int32Array(64);
 const oldImpulses = new Float64Array(MAX_MANIFOLD_POINTS);
 
 /**
@@ -41,6 +54,8 @@ export class ContactStore {
   capacity = 0;
   bodyA = new Int32Array(0);
   bodyB = new Int32Array(0);
+  /** 0 for a pair's own contact; a piece contact's key (> 0) names the pieces (see FLAG_PIECE). */
+  key = new Int32Array(0);
   pointCount = new Uint8Array(0);
   flags = new Uint8Array(0);
   /** Broad-phase step stamp: the last step in which the pair's AABBs overlapped. */
@@ -76,6 +91,7 @@ export class ContactStore {
 
   private tableA = new Int32Array(0);
   private tableB = new Int32Array(0);
+  private tableKey = new Int32Array(0);
   private tableIndex = new Int32Array(0);
   private tableMask = 0;
 
@@ -104,6 +120,7 @@ export class ContactStore {
     };
     this.bodyA = growI(this.bodyA, 1);
     this.bodyB = growI(this.bodyB, 1);
+    this.key = growI(this.key, 1);
     this.pointCount = growU(this.pointCount);
     this.flags = growU(this.flags);
     this.stamp = growI(this.stamp, 1);
@@ -125,56 +142,63 @@ export class ContactStore {
   private rehash(size: number): void {
     this.tableA = new Int32Array(size).fill(EMPTY);
     this.tableB = new Int32Array(size);
+    this.tableKey = new Int32Array(size);
     this.tableIndex = new Int32Array(size);
     this.tableMask = size - 1;
-    for (let c = 0; c < this.count; c++) this.insertKey(this.bodyA[c], this.bodyB[c], c);
+    for (let c = 0; c < this.count; c++) this.insertKey(this.bodyA[c], this.bodyB[c], this.key[c], c);
   }
 
-  private home(a: number, b: number): number {
-    let h = Math.imul(a ^ Math.imul(b, 0x9e3779b1), 0x85ebca6b);
+  private home(a: number, b: number, key: number): number {
+    let h = Math.imul(a ^ Math.imul(b, 0x9e3779b1) ^ Math.imul(key, 0x27d4eb2f), 0x85ebca6b);
     h ^= h >>> 13;
     h = Math.imul(h, 0xc2b2ae35);
     h ^= h >>> 16;
     return h & this.tableMask;
   }
 
-  private insertKey(a: number, b: number, index: number): void {
-    let i = this.home(a, b);
+  private insertKey(a: number, b: number, key: number, index: number): void {
+    let i = this.home(a, b, key);
     while (this.tableA[i] !== EMPTY) i = (i + 1) & this.tableMask;
     this.tableA[i] = a;
     this.tableB[i] = b;
+    this.tableKey[i] = key;
     this.tableIndex[i] = index;
   }
 
-  private findSlot(a: number, b: number): number {
-    let i = this.home(a, b);
+  private findSlot(a: number, b: number, key: number): number {
+    let i = this.home(a, b, key);
     for (;;) {
       const ka = this.tableA[i];
       if (ka === EMPTY) return -1;
-      if (ka === a && this.tableB[i] === b) return i;
+      if (ka === a && this.tableB[i] === b && this.tableKey[i] === key) return i;
       i = (i + 1) & this.tableMask;
     }
   }
 
-  /** Contact index of the pair (a < b), or -1. */
-  find(a: number, b: number): number {
-    const i = this.findSlot(a, b);
+  /** Contact index of the pair (a < b), or of one of its pieces (key > 0), or -1. */
+  find(a: number, b: number, key = 0): number {
+    const i = this.findSlot(a, b, key);
     return i < 0 ? -1 : this.tableIndex[i];
   }
 
-  /** Creates an empty contact for the pair (a < b) and returns its index; `sensor`: either body is one. */
-  add(a: number, b: number, stamp: number, sensor: boolean): number {
+  /**
+   * Creates an empty contact for the pair (a < b) and returns its index; `sensor`: either body is one.
+   * `pairFlags` may add FLAG_MULTI (with FLAG_WALK_B when body A is level geometry), or FLAG_PIECE with a
+   * piece's key.
+   */
+  add(a: number, b: number, stamp: number, sensor: boolean, pairFlags = 0, key = 0): number {
     if (this.count + 1 > this.capacity) this.ensureCapacity(this.count + 1);
     const c = this.count++;
     this.bodyA[c] = a;
     this.bodyB[c] = b;
+    this.key[c] = key;
     this.pointCount[c] = 0;
-    this.flags[c] = sensor ? FLAG_SENSOR : 0;
+    this.flags[c] = (sensor ? FLAG_SENSOR : 0) | pairFlags;
     this.stamp[c] = stamp;
     this.stepImpulse[c] = 0;
     const f = c * 4;
     this.friction[f] = this.friction[f + 1] = this.friction[f + 2] = this.friction[f + 3] = 0;
-    this.insertKey(a, b, c);
+    this.insertKey(a, b, key, c);
     this.link(2 * c, a);
     this.link(2 * c + 1, b);
     // Pairs come from the broad phase only when a body is awake or moving: the contact starts awake.
@@ -256,7 +280,14 @@ export class ContactStore {
     if ((flags & FLAG_REPORTED) !== 0) {
       events.push(bodies, (flags & FLAG_SENSOR) !== 0 ? SENSOR_EXIT : CONTACT_END, this.bodyA[c], this.bodyB[c]);
     }
-    this.deleteKey(this.bodyA[c], this.bodyB[c]);
+    if ((flags & FLAG_MULTI) !== 0) {
+      // The pieces go with their pair; removing them moves other contacts, so find the pair again after.
+      const a = this.bodyA[c];
+      const b = this.bodyB[c];
+      this.removePieces(c, -1, events, bodies);
+      c = this.find(a, b);
+    }
+    this.deleteKey(this.bodyA[c], this.bodyB[c], this.key[c]);
     this.deactivate(c);
     this.unlink(2 * c, this.bodyA[c]);
     this.unlink(2 * c + 1, this.bodyB[c]);
@@ -269,6 +300,7 @@ export class ContactStore {
       if (i >= 0) this.awake[i] = c;
       this.bodyA[c] = this.bodyA[last];
       this.bodyB[c] = this.bodyB[last];
+      this.key[c] = this.key[last];
       this.pointCount[c] = this.pointCount[last];
       this.flags[c] = this.flags[last];
       this.stamp[c] = this.stamp[last];
@@ -279,7 +311,33 @@ export class ContactStore {
       this.friction.copyWithin(c * 4, last * 4, last * 4 + 4);
       this.buildPose.copyWithin(c * 8, last * 8, last * 8 + 8);
       this.stepImpulse[c] = this.stepImpulse[last];
-      this.tableIndex[this.findSlot(this.bodyA[c], this.bodyB[c])] = c;
+      this.tableIndex[this.findSlot(this.bodyA[c], this.bodyB[c], this.key[c])] = c;
+    }
+  }
+
+  /** First edge of the list that holds pair contact c's pieces (the list of its body that is not level geometry). */
+  pieceEdges(c: number): number {
+    return this.bodyHead[(this.flags[c] & FLAG_WALK_B) !== 0 ? this.bodyB[c] : this.bodyA[c]];
+  }
+
+  /**
+   * Removes the pieces of pair contact c whose stamp differs from `keepStamp` (all of them for -1). Piece
+   * contacts never report events (their pair does). Removal moves contacts, so the keys are collected
+   * first and each piece found again by key.
+   */
+  removePieces(c: number, keepStamp: number, events: ContactEventLog, bodies: BodyStore): void {
+    const a = this.bodyA[c];
+    const b = this.bodyB[c];
+    let n = 0;
+    for (let e = this.pieceEdges(c); e >= 0; e = this.edgeNext[e]) {
+      const p = e >> 1;
+      if (this.key[p] === 0 || this.bodyA[p] !== a || this.bodyB[p] !== b || this.stamp[p] === keepStamp) continue;
+      if (n === pieceKeys.length) pieceKeys = grow(pieceKeys, 2 * n);
+      pieceKeys[n++] = this.key[p];
+    }
+    for (let k = 0; k < n; k++) {
+      const p = this.find(a, b, pieceKeys[k]);
+      if (p >= 0) this.removeAt(p, events, bodies);
     }
   }
 
@@ -300,8 +358,8 @@ export class ContactStore {
   }
 
   /** Linear-probing delete with backward shift, so no tombstones accumulate. */
-  private deleteKey(a: number, b: number): void {
-    let i = this.findSlot(a, b);
+  private deleteKey(a: number, b: number, key: number): void {
+    let i = this.findSlot(a, b, key);
     if (i < 0) return;
     const mask = this.tableMask;
     let j = i;
@@ -309,12 +367,13 @@ export class ContactStore {
       j = (j + 1) & mask;
       const ka = this.tableA[j];
       if (ka === EMPTY) break;
-      const k = this.home(ka, this.tableB[j]);
+      const k = this.home(ka, this.tableB[j], this.tableKey[j]);
       // Move j back to i unless its home lies cyclically in (i, j].
       const stays = i <= j ? i < k && k <= j : i < k || k <= j;
       if (!stays) {
         this.tableA[i] = ka;
         this.tableB[i] = this.tableB[j];
+        this.tableKey[i] = this.tableKey[j];
         this.tableIndex[i] = this.tableIndex[j];
         i = j;
       }
@@ -408,6 +467,26 @@ export class ContactStore {
    * recomputed from the stored local anchors. Returns false when the narrow phase must run again.
    */
   tryRecycle(c: number, bodies: BodyStore, query: ManifoldOut): boolean {
+    if (!this.poseKept(c, bodies, query)) return false;
+    this.refreshPoints(c, bodies);
+    return true;
+  }
+
+  /**
+   * Marks pair contact c (FLAG_MULTI) as built at the bodies' present relative pose with `query.margin`:
+   * its pieces may be refreshed instead of collided again while `poseKept` holds.
+   */
+  markPairBuilt(c: number, bodies: BodyStore, query: ManifoldOut): void {
+    this.flags[c] |= FLAG_RECYCLABLE;
+    relativePose(this.buildPose, c * 8, bodies, this.bodyA[c], this.bodyB[c]);
+    this.buildPose[c * 8 + 7] = query.margin;
+  }
+
+  /**
+   * Whether contact c is recyclable and the pair's relative pose moved less than the thresholds since
+   * it was built (and the margin in `query.margin` did not grow).
+   */
+  poseKept(c: number, bodies: BodyStore, query: ManifoldOut): boolean {
     if ((this.flags[c] & FLAG_RECYCLABLE) === 0) return false;
     const p = c * 8;
     const bp = this.buildPose;
@@ -422,9 +501,8 @@ export class ContactStore {
     const dot = Math.abs(
       poseScratch[3] * bp[p + 3] + poseScratch[4] * bp[p + 4] + poseScratch[5] * bp[p + 5] + poseScratch[6] * bp[p + 6],
     );
-    if (1 - dot > maxRotation) return false;
-    this.refreshPoints(c, bodies);
-    return true;
+    // Written as the negation so that a NaN pose keeps the old behaviour (reused).
+    return !(1 - dot > maxRotation);
   }
 
   /**

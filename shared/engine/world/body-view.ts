@@ -33,12 +33,24 @@ export interface BodyView {
   readonly type: ReadonlyNumberArray;
   /** ShapeTypeCode per slot. */
   readonly shape: ReadonlyNumberArray;
-  /** Box half extents, or the sphere radius three times, metres (3 per slot). */
+  /**
+   * Metres, 3 per slot: box half extents; the sphere radius three times; capsule and cylinder radius,
+   * half height, radius; for hulls, compounds, meshes and height fields the half extents of the local
+   * bounds. The full shape of any body is `world.getShape(handle)`.
+   */
   readonly half: ReadonlyNumberArray;
   /** Centre of mass, metres (3 per slot). */
   readonly pos: ReadonlyNumberArray;
-  /** Orientation quaternion x, y, z, w (4 per slot). */
+  /** Orientation of the centre-of-mass frame (principal axes), quaternion x, y, z, w (4 per slot). */
   readonly rot: ReadonlyNumberArray;
+  /**
+   * 1 when the body's reference frame (its shape's origin and axes, what BodyDef.position/rotation and
+   * getPosition/getRotation describe) differs from the centre-of-mass frame in pos/rot: only a dynamic
+   * hull or compound. For the others pos/rot are the reference pose.
+   */
+  readonly hasOffset: ReadonlyNumberArray;
+  /** The reference pose of a slot into out[o..o+6]: position xyz, rotation xyzw (no allocation). */
+  referencePose(slot: number, out: Float64Array, o: number): void;
   /** Linear velocity, m/s (3 per slot). */
   readonly vel: ReadonlyNumberArray;
   /** Angular velocity, rad/s, world space (3 per slot). */
@@ -68,6 +80,7 @@ export class StoreView implements BodyView {
   angVel!: ReadonlyNumberArray;
   sleeping!: ReadonlyNumberArray;
   sensor!: ReadonlyNumberArray;
+  hasOffset!: ReadonlyNumberArray;
   private readonly store: BodyStore;
 
   constructor(store: BodyStore) {
@@ -89,11 +102,16 @@ export class StoreView implements BodyView {
     this.angVel = s.angVel;
     this.sleeping = s.sleeping;
     this.sensor = s.sensor;
+    this.hasOffset = s.hasOffset;
     return this;
   }
 
   handleOf(slot: number): number {
     return this.store.handleOf(slot);
+  }
+
+  referencePose(slot: number, out: Float64Array, o: number): void {
+    this.store.referencePose(slot, out, o);
   }
 
   idOf(slot: number): string | undefined {

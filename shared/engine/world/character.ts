@@ -1,7 +1,8 @@
 import type { BroadPhase } from "../collision/broad-phase.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
 import { ManifoldOut } from "../collision/manifold.ts";
-import { type BodyStore, DYNAMIC, groupsCollide } from "../dynamics/body-store.ts";
+import { PieceCollider, type PieceSink } from "../collision/pieces.ts";
+import { type BodyStore, COMPOUND, DYNAMIC, groupsCollide, HEIGHTFIELD, MESH } from "../dynamics/body-store.ts";
 
 export interface CharacterMoveOptions {
   /**
@@ -155,8 +156,8 @@ function gatherPenetrations(bodies: BodyStore, broad: BroadPhase, slot: number, 
   const margin = gatherMargin[0];
   const found = broad.queryAabb(bodies, bodies.aabb, slot * 6);
   const candidates = broad.queryResult;
-  let count = 0;
-  let deepest = Number.NEGATIVE_INFINITY;
+  blockers.count = 0;
+  blockers.deepest = Number.NEGATIVE_INFINITY;
   for (let k = 0; k < found; k++) {
     const s = candidates[k];
     if (s === slot) continue;
@@ -165,21 +166,40 @@ function gatherPenetrations(bodies: BodyStore, broad: BroadPhase, slot: number, 
     // Static and kinematic bodies always block (two avatars do not walk through each other).
     if (bodies.type[s] === DYNAMIC && !blockDynamic) continue;
     manifold.margin = margin;
-    collidePair(manifold, bodies, slot, s);
-    if (manifold.count === 0) continue;
-    let minSep = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < manifold.count; k++) if (manifold.separation[k] < minSep) minSep = manifold.separation[k];
-    const depth = -minSep;
-    if (depth > deepest) deepest = depth;
-    if (count === MAX_CONTACTS) break;
-    // The manifold normal points from the character to the other body; push the opposite way.
-    contactN[count * 3] = -manifold.normal[0];
-    contactN[count * 3 + 1] = -manifold.normal[1];
-    contactN[count * 3 + 2] = -manifold.normal[2];
-    contactDepth[count] = depth;
-    contactSlot[count] = s;
-    count++;
+    blockers.slot = s;
+    const shape = bodies.shape[s];
+    if (shape === COMPOUND || shape === MESH || shape === HEIGHTFIELD) pieces.collidePieces(manifold, bodies, slot, s, blockers);
+    else {
+      collidePair(manifold, bodies, slot, s);
+      if (manifold.count > 0) blockers.piece(manifold);
+    }
+    if (blockers.count === MAX_CONTACTS) break;
   }
   // Nothing overlaps: done (nearby contacts alone need no correction).
-  return deepest > TOLERANCE ? count : 0;
+  return blockers.deepest > TOLERANCE ? blockers.count : 0;
 }
+
+/** Collects the blocking contacts of one move (a whole body's manifold, or each piece of level geometry's). */
+class Blockers implements PieceSink {
+  count = 0;
+  deepest = Number.NEGATIVE_INFINITY;
+  slot = 0;
+
+  piece(out: ManifoldOut): void {
+    let minSep = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < out.count; k++) if (out.separation[k] < minSep) minSep = out.separation[k];
+    const depth = -minSep;
+    if (depth > this.deepest) this.deepest = depth;
+    if (this.count === MAX_CONTACTS) return;
+    const i = this.count++;
+    // The manifold normal points from the character to the other body; push the opposite way.
+    contactN[i * 3] = -out.normal[0];
+    contactN[i * 3 + 1] = -out.normal[1];
+    contactN[i * 3 + 2] = -out.normal[2];
+    contactDepth[i] = depth;
+    contactSlot[i] = this.slot;
+  }
+}
+
+const blockers = new Blockers();
+const pieces = new PieceCollider();

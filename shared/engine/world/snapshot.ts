@@ -69,8 +69,14 @@ const WORLD_APART = new Set(["pipeline", "queries", "storeView"]);
 const REPLACED = new Set(["settings"]);
 
 /** Object fields of the pipeline and the queries that every step (or query) rewrites before reading. */
-const PIPELINE_SCRATCH = new Set(["broad", "solverBodies", "solver", "islands", "manifold", "ctx", "world"]);
-const QUERIES_SCRATCH = new Set(["queryBox", "bodies", "broad"]);
+const PIPELINE_SCRATCH = new Set(["broad", "solverBodies", "solver", "islands", "manifold", "pieces", "ctx", "world"]);
+const QUERIES_SCRATCH = new Set(["queryBox", "bodies", "broad", "inSkip", "caster", "candidates"]);
+
+/**
+ * Store fields derived from others and never written after creation (a body's hull, compound, mesh or
+ * height-field data, built from its shape definition): not copied; the store rebuilds them on restore.
+ */
+const DERIVED = new Set(["geometry"]);
 
 type Fields = Record<string, unknown>;
 
@@ -187,7 +193,7 @@ export function captureWorld(world: object, parts: WorldParts): WorldSnapshot {
     const v = fields[key];
     if (WORLD_APART.has(key) || typeof v === "function") continue;
     if (typeof v === "object" && v !== null && !isPlainObject(v) && !Array.isArray(v) && !isTypedArray(v)) {
-      snapshot.stores[key] = captureStore(v, key);
+      snapshot.stores[key] = captureStore(v, key, DERIVED);
     } else {
       snapshot.fields[key] = copyValue(v, key);
     }
@@ -207,6 +213,8 @@ export function restoreWorld(world: object, parts: WorldParts, snapshot: WorldSn
     const store = fields[key];
     if (typeof store !== "object" || store === null) throw new Error(`world snapshot: this world has no store "${key}"`);
     restoreFields(store, snapshot.stores[key]);
+    const rebuild = (store as { rebuildGeometry?: () => void }).rebuildGeometry;
+    if (typeof rebuild === "function") rebuild.call(store);
   }
   restoreBroad(parts.broad, snapshot.broad);
   restoreFields(parts.pipeline, snapshot.pipeline);

@@ -2,10 +2,23 @@ import { ENGINE_CONSTANTS } from "../config.ts";
 import { BroadPhase } from "../collision/broad-phase.ts";
 import { ManifoldOut } from "../collision/manifold.ts";
 import { collidePair } from "../collision/narrow-phase.ts";
-import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, DYNAMIC, groupsCollide, SPHERE } from "../dynamics/body-store.ts";
+import { PieceCollider } from "../collision/pieces.ts";
+import {
+  type BodyStore,
+  CAT_AWAKE,
+  CAT_KINEMATIC_IDLE,
+  CAT_KINEMATIC_MOVING,
+  CAT_SLEEPING,
+  COMPOUND,
+  DYNAMIC,
+  groupsCollide,
+  HEIGHTFIELD,
+  MESH,
+  SPHERE,
+} from "../dynamics/body-store.ts";
 import { CONTACT_BEGIN, CONTACT_END, type ContactEventLog, SENSOR_ENTER, SENSOR_EXIT } from "../dynamics/contact-events.ts";
 import { ContactSolver } from "../dynamics/contact-solver.ts";
-import { type ContactStore, FLAG_REPORTED, FLAG_SENSOR } from "../dynamics/contact-store.ts";
+import { type ContactStore, FLAG_MULTI, FLAG_PIECE, FLAG_REPORTED, FLAG_SENSOR, FLAG_WALK_B } from "../dynamics/contact-store.ts";
 import { Islands, wakeIsland } from "../dynamics/islands.ts";
 import { SolverBodies } from "../dynamics/solver-bodies.ts";
 import type { WorldSettings } from "../types.ts";
@@ -67,6 +80,7 @@ export class StepPipeline {
   private readonly solver = new ContactSolver();
   private readonly islands = new Islands();
   private readonly manifold = new ManifoldOut();
+  private readonly pieces = new PieceCollider();
   private movingKinematicCount = 0;
   private pairStamp = 0;
   /** The step's scalars and stage timers, shared by every stage (and the solver). */
@@ -166,20 +180,33 @@ export class StepPipeline {
     const pairs = this.broad.pairs;
     const groups = this.world.bodies.groups;
     const sensor = this.world.bodies.sensor;
+    const shape = this.world.bodies.shape;
     for (let k = 0; k < this.broad.pairCount; k++) {
       const a = pairs[2 * k];
       const b = pairs[2 * k + 1];
       // Filtered pairs never become contacts; two sensors do not sense each other.
       if (!groupsCollide(groups[a], groups[b]) || (sensor[a] & sensor[b]) === 1) continue;
       const c = contacts.find(a, b);
-      if (c < 0) contacts.add(a, b, stamp, (sensor[a] | sensor[b]) === 1);
-      else contacts.stamp[c] = stamp;
+      if (c >= 0) {
+        contacts.stamp[c] = stamp;
+        continue;
+      }
+      const sa = shape[a];
+      const sb = shape[b];
+      const levelA = sa === MESH || sa === HEIGHTFIELD;
+      const levelB = sb === MESH || sb === HEIGHTFIELD;
+      // Level geometry does not collide with level geometry (neither can be dynamic).
+      if (levelA && levelB) continue;
+      const multi = levelA || levelB || sa === COMPOUND || sb === COMPOUND;
+      contacts.add(a, b, stamp, (sensor[a] | sensor[b]) === 1, multi ? FLAG_MULTI | (levelA ? FLAG_WALK_B : 0) : 0);
     }
     const activity = this.world.bodies.activity;
-    // Backwards: removal swaps the last awake contact into this position, which was already visited.
+    // Backwards: removal swaps the last awake contact into this position, which was already visited (a
+    // pair with pieces removes several, so the position may now lie past the end). Pieces go with their pair.
     for (let i = contacts.awakeCount - 1; i >= 0; i--) {
+      if (i >= contacts.awakeCount) continue;
       const c = contacts.awake[i];
-      if (contacts.stamp[c] === stamp) continue;
+      if (contacts.stamp[c] === stamp || (contacts.flags[c] & FLAG_PIECE) !== 0) continue;
       const ca = activity[contacts.bodyA[c]];
       const cb = activity[contacts.bodyB[c]];
       if (ca === CAT_AWAKE || cb === CAT_AWAKE || ca === CAT_KINEMATIC_MOVING || cb === CAT_KINEMATIC_MOVING) {
@@ -215,8 +242,13 @@ export class StepPipeline {
     const reach = dt + dt / ctx.iterations;
     const awakeContacts = contacts.awake;
     const n = contacts.awakeCount;
+    const pieces = this.pieces;
+    const stamp = this.pairStamp;
     for (let i = 0; i < n; i++) {
       const c = awakeContacts[i];
+      const flags = contacts.flags[c];
+      // A pair with pieces collides them all when its own contact comes up.
+      if ((flags & FLAG_PIECE) !== 0) continue;
       const a = contacts.bodyA[c];
       const bb = contacts.bodyB[c];
       const ca = cat[a];
@@ -245,7 +277,8 @@ export class StepPipeline {
         }
       }
       // Sphere-sphere is cheaper to recompute than to check for reuse.
-      const recyclable = b.shape[a] !== SPHERE || b.shape[bb] !== SPHERE;
+      const multi = (flags & FLAG_MULTI) !== 0;
+      const recyclable = !multi && (b.shape[a] !== SPHERE || b.shape[bb] !== SPHERE);
       stats.narrowPairs++;
       // The margin travels in a field: passing computed doubles to calls V8 does not inline boxes them.
       this.manifold.margin = margin;
@@ -253,7 +286,10 @@ export class StepPipeline {
       const swept = margin > spec;
       const t0 = swept && prof ? now() : 0;
       if (swept) stats.sweptPairs++;
-      if (recyclable && contacts.tryRecycle(c, b, this.manifold)) {
+      if (multi) {
+        if (pieces.tryRecycle(this.manifold, b, contacts, c, stamp)) stats.recycled++;
+        else pieces.collide(this.manifold, b, contacts, c, stamp);
+      } else if (recyclable && contacts.tryRecycle(c, b, this.manifold)) {
         stats.recycled++;
       } else {
         collidePair(this.manifold, b, a, bb);
@@ -261,22 +297,25 @@ export class StepPipeline {
       }
       if (swept && prof) ctx.ccdMs += now() - t0;
       if ((ca === CAT_SLEEPING || cb === CAT_SLEEPING) && (contacts.flags[c] & FLAG_SENSOR) === 0) {
-        const count = contacts.pointCount[c];
+        const count = multi ? pieces.pieceCount : contacts.pointCount[c];
         if (count === 0) continue;
         // Wake when touching, or when the closing speed covers the gap within this step. The closing
         // speed counts rotation (ω · bounding radius, as the CCD margin does): a toppling domino's top
         // closes twice as fast as its centre, and a sleeping partner is immovable to the solver, so a
         // contact that reaches it before it wakes stops the domino dead.
-        const n3 = c * 3;
+        const normal = multi ? pieces.minNormal : contacts.normal;
+        const n3 = multi ? 0 : c * 3;
         const closing =
-          -(dvx * contacts.normal[n3] + dvy * contacts.normal[n3 + 1] + dvz * contacts.normal[n3 + 2]) +
+          -(dvx * normal[n3] + dvy * normal[n3 + 1] + dvz * normal[n3 + 2]) +
           Math.sqrt(angVel[a3] * angVel[a3] + angVel[a3 + 1] * angVel[a3 + 1] + angVel[a3 + 2] * angVel[a3 + 2]) * b.boundRadius[a] +
           Math.sqrt(angVel[b3] * angVel[b3] + angVel[b3 + 1] * angVel[b3 + 1] + angVel[b3 + 2] * angVel[b3 + 2]) * b.boundRadius[bb];
-        if (contacts.minSeparation(c) - (closing > 0 ? closing * dt : 0) <= ENGINE_CONSTANTS.touchDistance) {
+        const separation = multi ? pieces.minSeparation : contacts.minSeparation(c);
+        if (separation - (closing > 0 ? closing * dt : 0) <= ENGINE_CONSTANTS.touchDistance) {
           wakeIsland(b, contacts, ca === CAT_SLEEPING ? a : bb);
         }
       }
     }
+    pieces.removeStale(b, contacts, this.world.events, stamp);
   }
 
   /** Soft sub-steps with relaxation (Box2D v3's soft step), or the classic linear-projection method. */
@@ -341,12 +380,25 @@ export class StepPipeline {
       const cb = cat[bb];
       if (ca !== CAT_AWAKE && cb !== CAT_AWAKE && ca !== CAT_KINEMATIC_MOVING && cb !== CAT_KINEMATIC_MOVING) continue;
       const flags = contacts.flags[c];
+      // A pair with pieces reports for all of them.
+      if ((flags & FLAG_PIECE) !== 0) continue;
       const sensor = (flags & FLAG_SENSOR) !== 0;
       if (!sensor && b.type[a] !== DYNAMIC && b.type[bb] !== DYNAMIC) continue;
       // Read and cleared here: the solver writes it only for the contacts it solved this step.
-      const impulse = contacts.stepImpulse[c];
+      let impulse = contacts.stepImpulse[c];
       contacts.stepImpulse[c] = 0;
-      const touching = (impulse > 0 && !sensor) || contacts.minSeparation(c) <= 0;
+      let separation = contacts.minSeparation(c);
+      if ((flags & FLAG_MULTI) !== 0) {
+        for (let e = contacts.pieceEdges(c); e >= 0; e = contacts.edgeNext[e]) {
+          const p = e >> 1;
+          if (contacts.key[p] === 0 || contacts.bodyA[p] !== a || contacts.bodyB[p] !== bb) continue;
+          impulse += contacts.stepImpulse[p];
+          contacts.stepImpulse[p] = 0;
+          const s = contacts.minSeparation(p);
+          if (s < separation) separation = s;
+        }
+      }
+      const touching = (impulse > 0 && !sensor) || separation <= 0;
       const reported = (flags & FLAG_REPORTED) !== 0;
       if (touching === reported) continue;
       contacts.flags[c] = flags ^ FLAG_REPORTED;

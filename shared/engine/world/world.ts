@@ -1,13 +1,13 @@
 import { MATERIAL_LIMITS, resolveSettings } from "../config.ts";
 import type { BroadPhase } from "../collision/broad-phase.ts";
-import { BodyStore, DYNAMIC, KINEMATIC, packGroups, SPHERE, STATIC } from "../dynamics/body-store.ts";
+import { BodyStore, DYNAMIC, KINEMATIC, packGroups, STATIC } from "../dynamics/body-store.ts";
 import { type ContactEvent, ContactEventLog } from "../dynamics/contact-events.ts";
 import { ContactStore } from "../dynamics/contact-store.ts";
 import { wakeIsland } from "../dynamics/islands.ts";
 import { normalizeQuatAt } from "../math/quat.ts";
-import type { Aabb, BodyDef, CollisionGroups, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
+import type { Aabb, BodyDef, CollisionGroups, ConvexShapeDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
 import { type BodyView, StoreView } from "./body-view.ts";
-import { type RaycastHit, SpatialQueries } from "./queries.ts";
+import { type OverlapOptions, queryGroups, type RaycastHit, type ShapeCastHit, type ShapeCastOptions, type ShapePose, SpatialQueries } from "./queries.ts";
 import { type CharacterMoveOptions, type CharacterMoveResult, moveCharacterBody } from "./character.ts";
 import { emptyProfile, type StepProfile } from "./profile.ts";
 import { type ContactInfo, kineticEnergyOf, visitContacts } from "./readers.ts";
@@ -15,6 +15,7 @@ import { setKinematicTarget } from "./body-motion.ts";
 import { emptyStats, type PipelineHost, type RemovalReason, type RemovedBody, StepPipeline, type StepStats } from "./step-pipeline.ts";
 
 export type { ContactInfo, RaycastHit, RemovalReason, RemovedBody, StepStats };
+export type { OverlapOptions, ShapeCastHit, ShapeCastOptions, ShapePose } from "./queries.ts";
 import { hashBodies } from "./state-hash.ts";
 import { captureWorld, restoreWorld, type WorldParts, type WorldSnapshot } from "./snapshot.ts";
 
@@ -25,6 +26,9 @@ export type { ContactEvent, ContactEventType } from "../dynamics/contact-events.
  * Changes whenever a code change alters simulation results. Replays record it and refuse to verify
  * against a different engine version.
  */
+/** Scratch for reference-frame poses (position xyz, rotation xyzw). */
+const poseScratch = new Float64Array(7);
+
 export const ENGINE_VERSION = "1.3.0";
 // 1.3.0: awake sets (solver order follows the awake body and contact sets, not slots), exact anchor
 // rotation in the soft step, lever-arm-true manifold recycling, restitution at the time of impact,
@@ -166,28 +170,41 @@ export class World {
     return t === STATIC ? "static" : t === KINEMATIC ? "kinematic" : "dynamic";
   }
 
+  /** The body's shape definition as created (a copy: changing it changes nothing). */
   getShape(handle: number): BodyDef["shape"] {
-    const slot = this.slot(handle);
-    const h = this.bodies.half;
-    return this.bodies.shape[slot] === SPHERE
-      ? { type: "sphere", radius: h[slot * 3] }
-      : { type: "box", halfExtents: [h[slot * 3], h[slot * 3 + 1], h[slot * 3 + 2]] };
+    return structuredClone(this.bodies.shapeDefs[this.slot(handle)]!);
   }
 
+  /**
+   * World position of the body's reference point (its shape's origin, what BodyDef.position describes).
+   * For every shape but a dynamic hull or compound this is the centre of mass (see getCenterOfMass).
+   */
   getPosition(handle: number, out: Vec3Tuple = [0, 0, 0]): Vec3Tuple {
+    const pose = poseScratch;
+    this.bodies.referencePose(this.slot(handle), pose, 0);
+    out[0] = pose[0];
+    out[1] = pose[1];
+    out[2] = pose[2];
+    return out;
+  }
+
+  /** Orientation of the body's reference frame (what BodyDef.rotation describes). */
+  getRotation(handle: number, out: QuatTuple = [0, 0, 0, 1]): QuatTuple {
+    const pose = poseScratch;
+    this.bodies.referencePose(this.slot(handle), pose, 0);
+    out[0] = pose[3];
+    out[1] = pose[4];
+    out[2] = pose[5];
+    out[3] = pose[6];
+    return out;
+  }
+
+  /** World position of the body's centre of mass (where impulses without a point apply). */
+  getCenterOfMass(handle: number, out: Vec3Tuple = [0, 0, 0]): Vec3Tuple {
     const s3 = this.slot(handle) * 3;
     out[0] = this.bodies.pos[s3];
     out[1] = this.bodies.pos[s3 + 1];
     out[2] = this.bodies.pos[s3 + 2];
-    return out;
-  }
-
-  getRotation(handle: number, out: QuatTuple = [0, 0, 0, 1]): QuatTuple {
-    const s4 = this.slot(handle) * 4;
-    out[0] = this.bodies.rot[s4];
-    out[1] = this.bodies.rot[s4 + 1];
-    out[2] = this.bodies.rot[s4 + 2];
-    out[3] = this.bodies.rot[s4 + 3];
     return out;
   }
 
@@ -252,16 +269,25 @@ export class World {
     this.finite("setTransform position", position, 3);
     if (rotation) this.finite("setTransform rotation", rotation, 4);
     this.wakeTouching(slot);
-    const s3 = slot * 3;
-    this.bodies.pos[s3] = position[0];
-    this.bodies.pos[s3 + 1] = position[1];
-    this.bodies.pos[s3 + 2] = position[2];
-    if (rotation) {
-      const s4 = slot * 4;
-      for (let k = 0; k < 4; k++) this.bodies.rot[s4 + k] = rotation[k];
-      normalizeQuatAt(this.bodies.rot, s4);
-      this.bodies.updateWorldInertia(slot);
+    if (this.bodies.hasOffset[slot] === 0) {
+      const s3 = slot * 3;
+      this.bodies.pos[s3] = position[0];
+      this.bodies.pos[s3 + 1] = position[1];
+      this.bodies.pos[s3 + 2] = position[2];
+      if (rotation) {
+        const s4 = slot * 4;
+        for (let k = 0; k < 4; k++) this.bodies.rot[s4 + k] = rotation[k];
+        normalizeQuatAt(this.bodies.rot, s4);
+      }
+    } else {
+      // Position and rotation describe the reference frame; the body frame follows from both.
+      const pose = poseScratch;
+      this.bodies.referencePose(slot, pose, 0);
+      for (let k = 0; k < 3; k++) pose[k] = position[k];
+      if (rotation) for (let k = 0; k < 4; k++) pose[3 + k] = rotation[k];
+      this.bodies.setReferencePose(slot, pose, 0);
     }
+    if (rotation) this.bodies.updateWorldInertia(slot);
     this.bodies.updateAabb(slot);
     this.pipeline.broad.touch(slot, this.bodies);
   }
@@ -463,17 +489,61 @@ export class World {
   // ---------------------------------------------------------------- queries
 
   /**
-   * First body hit by the ray, or null. `direction` need not be unit length. A finite ray tests only the
-   * bodies the broad phase finds around it; an infinite one tests every body. Equal distances go to the
-   * lower slot. `skip` is called for the bodies tested and must not query the world.
+   * First body hit by the ray, or null, for every shape (meshes and height fields are two-sided; a ray
+   * starting inside a convex shape hits at distance 0 with the normal facing back along it). `direction`
+   * need not be unit length. A finite ray tests only the bodies the broad phase finds around it; an
+   * infinite one tests every body. Equal distances go to the lower slot. `skip` is called for the bodies
+   * tested and must not query the world. With `groups`, only bodies whose collision groups collide with
+   * them (Rapier's rule, see BodyDef.collisionGroups) are tested; without, every body.
    */
   raycast(
     origin: readonly number[],
     direction: readonly number[],
     maxDistance = Number.POSITIVE_INFINITY,
     skip?: (handle: number) => boolean,
+    groups?: CollisionGroups,
   ): RaycastHit | null {
-    return this.queries.raycast(this.tick, origin, direction, maxDistance, skip);
+    return this.queries.raycast(this.tick, origin, direction, maxDistance, skip, queryGroups("raycast", groups));
+  }
+
+  /**
+   * The first body the convex `shape`, placed at `pose` and swept along `direction` (any length but
+   * zero; normalised) for up to `maxDistance` metres (finite), touches: its handle, id, the distance
+   * travelled, a contact point on the body and the unit normal from the body towards the shape; or null.
+   * A shape overlapping a body at the start hits it at distance 0 with the minimum-translation normal.
+   * Compounds, meshes and height fields are tested piece by piece. The candidates come from the broad
+   * phase (the swept box), equal distances go to the lower slot; `options.groups` filters bodies as in
+   * `raycast`, and `options.skip` (which must not query the world) leaves bodies out.
+   */
+  castShape(
+    shape: ConvexShapeDef,
+    pose: ShapePose,
+    direction: readonly number[],
+    maxDistance: number,
+    options: ShapeCastOptions = {},
+  ): ShapeCastHit | null {
+    return this.queries.castShape(this.tick, shape, pose, direction, maxDistance, queryGroups("castShape", options.groups), options.skip);
+  }
+
+  /**
+   * The bodies whose geometry overlaps (touching counts) the convex `shape` placed at `pose`, in
+   * ascending slot order, found through the broad phase; `options.groups` filters them as in `raycast`.
+   * With an array, replaces its contents with the handles and returns it; with a function, calls it for
+   * each handle (collected first, so it may query or change the world); returning false stops.
+   */
+  overlap(shape: ConvexShapeDef, pose: ShapePose, out?: number[], options?: OverlapOptions): number[];
+  overlap(shape: ConvexShapeDef, pose: ShapePose, visit: (handle: number) => unknown, options?: OverlapOptions): void;
+  overlap(
+    shape: ConvexShapeDef,
+    pose: ShapePose,
+    target: number[] | ((handle: number) => unknown) = [],
+    options: OverlapOptions = {},
+  ): number[] | undefined {
+    const groups = queryGroups("overlap", options.groups);
+    if (typeof target !== "function") return this.queries.overlap(this.tick, shape, pose, groups, target);
+    const handles = this.queries.overlap(this.tick, shape, pose, groups, []);
+    for (const h of handles) if (target(h) === false) break;
+    return undefined;
   }
 
   /**
@@ -509,15 +579,18 @@ export class World {
    *
    * With an array, replaces its contents with the handles and returns it (no allocation once it is big
    * enough). With a function, calls it for each handle; returning false stops the query. The handles are
-   * collected before the first call, so the function may query or change the world.
+   * collected before the first call, so the function may query or change the world. With `groups`, only
+   * bodies whose collision groups collide with them are reported (as in `raycast`).
    */
-  queryAabb(min: readonly number[], max: readonly number[], out?: number[]): number[];
-  queryAabb(min: readonly number[], max: readonly number[], visit: (handle: number) => unknown): void;
+  queryAabb(min: readonly number[], max: readonly number[], out?: number[], groups?: CollisionGroups): number[];
+  queryAabb(min: readonly number[], max: readonly number[], visit: (handle: number) => unknown, groups?: CollisionGroups): void;
   queryAabb(
     min: readonly number[],
     max: readonly number[],
     target: number[] | ((handle: number) => unknown) = [],
+    groups?: CollisionGroups,
   ): number[] | undefined {
+    const packed = queryGroups("queryAabb", groups);
     const box = this.queries.queryBox;
     for (let k = 0; k < 3; k++) {
       const lo = min[k];
@@ -529,7 +602,7 @@ export class World {
       box[3 + k] = hi;
     }
     const b = this.bodies;
-    const n = this.queries.queryBoxSlots();
+    const n = this.queries.queryBoxSlots(packed);
     const slots = this.pipeline.broad.queryResult;
     if (typeof target === "function") {
       const handles: number[] = new Array(n);
