@@ -1,11 +1,8 @@
 import { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS, MATERIAL_LIMITS } from "../engine/config.ts";
-import { shapeVolume } from "../engine/dynamics/mass.ts";
 import type {
   BodyDef,
   CollisionGroups,
   PositionCorrectionSettings,
-  QuatTuple,
-  ShapeDef,
   Vec3Tuple,
   WorldBounds,
   WorldSettingsPatch,
@@ -29,6 +26,7 @@ import {
   readVector,
   ROOT_PATH,
 } from "./json-read.ts";
+import { checkShapeBodyType, normaliseQuat, readShape, shapeVolumeOf } from "./validate-shapes.ts";
 
 export { MAX_REPORTED_ISSUES, ROOT_PATH };
 
@@ -43,11 +41,14 @@ export { MAX_REPORTED_ISSUES, ROOT_PATH };
 export interface ScenarioLimits {
   /** Most bodies a scenario may hold. Default 20000. */
   maxBodies: number;
-  /** Largest sphere radius or box half extent, metres. Default 1000. */
+  /**
+   * Largest size of a shape, metres: a radius, box half extent or half height, and the largest |component|
+   * of a hull point or a compound child's position. Default 1000.
+   */
   maxExtent: number;
-  /** Smallest sphere radius or box half extent, metres (keeps inertia finite). Default 0.001. */
+  /** Smallest radius, box half extent or half height, metres (keeps inertia finite). Default 0.001. */
   minExtent: number;
-  /** Largest |component| of a body position, metres. Default 1e5. */
+  /** Largest |component| of a body position, a mesh vertex or a height, and largest height field size, metres. Default 1e5. */
   maxCoordinate: number;
   /** Largest |component| of a linear (m/s) or angular (rad/s) velocity. Default 1000. */
   maxSpeed: number;
@@ -134,15 +135,6 @@ export function minRestitutionThreshold(gravity: readonly number[]): number {
 
 export type ScenarioValidation = { ok: true; scenario: Scenario } | { ok: false; issues: ScenarioIssue[] };
 
-/** Quaternions shorter than this cannot be normalised meaningfully. */
-const MIN_QUAT_LENGTH_SQ = 1e-12;
-/**
- * A quaternion whose squared length is this close to 1 is already unit up to rounding and is kept bit for
- * bit: re-dividing a normalised quaternion by its length moves last bits about a third of the time, which
- * would make validation non-idempotent and change literal rotations such as the friction ramp's.
- */
-const UNIT_LENGTH_SQ_TOLERANCE = 1e-12;
-
 const NAME_PATTERN = /^[A-Za-z0-9_.-]+$/;
 const MAX_NAME_LENGTH = 64;
 const MAX_ID_LENGTH = 64;
@@ -170,8 +162,6 @@ const BODY_KEYS = [
 const COLLISION_GROUP_KEYS = ["memberships", "filter"] as const;
 const GROUP_MASK_RULE: NumberRule = { integer: true, ge: 0, le: 0xffff };
 const BODY_TYPES = ["static", "kinematic", "dynamic"] as const;
-const SPHERE_KEYS = ["type", "radius"] as const;
-const BOX_KEYS = ["type", "halfExtents"] as const;
 const WORLD_KEYS = [
   "gravity",
   "tickRate",
@@ -223,59 +213,6 @@ const BODY_SCALARS: readonly [BodyScalar, NumberRule][] = [
   ["angularDamping", DAMPING_RULE],
 ];
 
-/**
- * Unit quaternion from any finite non-zero one: each component divided by the square root of the sum of
- * squares. Components so large that the sum overflows are first scaled down by the largest magnitude.
- */
-function normaliseQuat(q: number[], path: string, issues: IssueList): QuatTuple | undefined {
-  let [x, y, z, w] = q;
-  let lengthSq = x * x + y * y + z * z + w * w;
-  if (Math.abs(lengthSq - 1) <= UNIT_LENGTH_SQ_TOLERANCE) return [x, y, z, w];
-  if (lengthSq === Number.POSITIVE_INFINITY) {
-    const scale = Math.max(Math.abs(x), Math.abs(y), Math.abs(z), Math.abs(w));
-    x /= scale;
-    y /= scale;
-    z /= scale;
-    w /= scale;
-    lengthSq = x * x + y * y + z * z + w * w;
-  }
-  if (!(lengthSq >= MIN_QUAT_LENGTH_SQ)) {
-    issues.add(path, "must not be a zero quaternion");
-    return undefined;
-  }
-  const length = Math.sqrt(lengthSq);
-  return [x / length, y / length, z / length, w / length];
-}
-
-function readShape(v: unknown, path: string, issues: IssueList, limits: ScenarioLimits): ShapeDef | undefined {
-  if (!isObject(v)) {
-    issues.add(path, "expected object");
-    return undefined;
-  }
-  const type = own(v, "type");
-  const extentRule: NumberRule = { gt: 0, ge: limits.minExtent, le: limits.maxExtent };
-  if (type === "sphere") {
-    checkKeys(v, SPHERE_KEYS, path, issues);
-    const radiusPath = keyPath(path, "radius");
-    const raw = own(v, "radius");
-    if (raw === undefined) issues.add(radiusPath, "is required");
-    const radius = raw === undefined ? undefined : readNumber(raw, radiusPath, issues, extentRule);
-    return { type, radius: radius as number };
-  }
-  if (type === "box") {
-    checkKeys(v, BOX_KEYS, path, issues);
-    const hePath = keyPath(path, "halfExtents");
-    const raw = own(v, "halfExtents");
-    if (raw === undefined) issues.add(hePath, "is required");
-    const halfExtents = raw === undefined ? undefined : readVector(raw, 3, hePath, issues, extentRule);
-    return { type, halfExtents: halfExtents as Vec3Tuple };
-  }
-  // Without a known type the allowed keys are unknown, so only the type is reported.
-  if (type === undefined) issues.add(keyPath(path, "type"), "is required");
-  else issues.add(keyPath(path, "type"), 'must be one of "sphere", "box"');
-  return undefined;
-}
-
 function readBody(
   v: unknown,
   path: string,
@@ -309,6 +246,7 @@ function readBody(
   if (rawType !== undefined) body.type = readEnum(rawType, BODY_TYPES, keyPath(path, "type"), issues)!;
   const rawShape = required("shape");
   if (rawShape !== undefined) body.shape = readShape(rawShape, keyPath(path, "shape"), issues, limits)!;
+  checkShapeBodyType(rawShape, body.type, keyPath(path, "type"), issues);
   const rawPosition = required("position");
   const coordinateRule: NumberRule = { ge: -limits.maxCoordinate, le: limits.maxCoordinate };
   if (rawPosition !== undefined) {
@@ -504,11 +442,7 @@ function readCamera(v: unknown, path: string, issues: IssueList, limits: Scenari
 /** Mass of a validated dynamic body, kg: its mass, or its density (default 1) times its shape's volume. */
 function bodyMass(body: BodyDef): number {
   if (body.mass !== undefined) return body.mass;
-  const density = body.density ?? BODY_DEFAULTS.density;
-  const s = body.shape;
-  return s.type === "box"
-    ? density * shapeVolume(true, s.halfExtents[0], s.halfExtents[1], s.halfExtents[2])
-    : density * shapeVolume(false, s.radius, s.radius, s.radius);
+  return (body.density ?? BODY_DEFAULTS.density) * shapeVolumeOf(body.shape);
 }
 
 /** Where a body's mass comes from, for messages: `.mass`, `.density`, or the body (default density). */
@@ -533,6 +467,11 @@ function checkMasses(bodies: readonly BodyDef[], issues: IssueList): void {
     masses[i] = m;
     if (m > L.maxMass) {
       issues.add(massPath(body, i), `gives ${quote(body.id)} a mass of ${fmt(m)} kg, more than ${fmt(L.maxMass)} kg`);
+      continue;
+    }
+    // A shape without volume (none passes readShape; this guards the inverse mass) has no mass to move.
+    if (!(m > 0)) {
+      issues.add(massPath(body, i), `gives ${quote(body.id)} a mass of ${fmt(m)} kg: a dynamic body needs a positive, finite mass`);
       continue;
     }
     if (lightest < 0 || m < masses[lightest]) lightest = i;

@@ -1,2 +1,2 @@
 // Bundled for the browser determinism test.
-export { scriptedHashes } from "./scripted-run.ts";
+export { playgroundHashes, scriptedHashes } from "./scripted-run.ts";

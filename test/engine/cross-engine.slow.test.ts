@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { build } from "vite";
 import { describe, expect, it } from "vitest";
-import { scriptedHashes } from "./scripted-run.ts";
+import { playgroundHashes, scriptedHashes } from "./scripted-run.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TICKS = 600;
@@ -35,8 +35,8 @@ describe("determinism across JavaScript engines", () => {
         await page.setContent("<!doctype html><title>engine</title>");
         await page.addScriptTag({ content: bundle });
         const inBrowser = await page.evaluate((ticks) => {
-          const g = globalThis as unknown as { EngineCheck: { scriptedHashes(n: number): string[] } };
-          return { hashes: g.EngineCheck.scriptedHashes(ticks), agent: navigator.userAgent };
+          const g = globalThis as unknown as { EngineCheck: { scriptedHashes(n: number): string[]; playgroundHashes(n: number): string[] } };
+          return { hashes: g.EngineCheck.scriptedHashes(ticks), shapes: g.EngineCheck.playgroundHashes(ticks), agent: navigator.userAgent };
         }, TICKS);
         expect(inBrowser.agent).toContain("Chrome");
         const inNode = scriptedHashes(TICKS);
@@ -44,6 +44,11 @@ describe("determinism across JavaScript engines", () => {
         expect(new Set(inNode).size).toBeGreaterThan(TICKS / 2);
         const first = inNode.findIndex((h, i) => h !== inBrowser.hashes[i]);
         expect(first, `first diverging tick ${first}`).toBe(-1);
+        // Every shape (capsules, cylinders, hulls, compounds, a mesh, a height field) and a capsule character.
+        const shapesInNode = playgroundHashes(TICKS);
+        expect(new Set(shapesInNode).size).toBeGreaterThan(TICKS / 2);
+        const firstShapes = shapesInNode.findIndex((h, i) => h !== inBrowser.shapes[i]);
+        expect(firstShapes, `playground: first diverging tick ${firstShapes}`).toBe(-1);
       } finally {
         await browser.close();
       }

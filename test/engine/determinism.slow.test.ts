@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENGINE_VERSION } from "../../shared/engine/index.ts";
 import { builtin } from "./helpers.ts";
-import { scriptedHashes } from "./scripted-run.ts";
+import { playgroundHashes, scriptedHashes } from "./scripted-run.ts";
 
 function hashes(name: string, ticks: number): string[] {
   const { world } = builtin(name);
@@ -24,6 +24,8 @@ const GOLDEN = {
   heap1000_300: "312521620c865d40",
   bounce_240: "d29c7b1e57012990",
   scripted_480: "0eb7d87c65a0a850",
+  /** Every shape (playground) with a capsule character, a thrown hull and a removed compound. */
+  playground_480: "443b0015404ab2de",
 };
 
 describe("determinism", () => {
@@ -65,6 +67,18 @@ describe("determinism", () => {
     expect(ENGINE_VERSION).toBe("1.3.0");
     expect(hashes("heap1000", 300)[300]).toBe(GOLDEN.heap1000_300);
     expect(hashes("bounce", 240)[240]).toBe(GOLDEN.bounce_240);
+  });
+
+  it("the new shapes: identical in this process and another, and pinned", () => {
+    const a = playgroundHashes(480);
+    expect(new Set(a).size).toBeGreaterThan(400);
+    const child = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", "import { playgroundHashes } from './test/engine/scripted-run.ts'; console.log(JSON.stringify(playgroundHashes(480)));"],
+      { encoding: "utf8", maxBuffer: 1 << 28 },
+    );
+    expect(JSON.parse(child)).toEqual(a);
+    expect(a[480]).toBe(GOLDEN.playground_480);
   });
 
   it("the engine uses only exactly-rounded math (no sin/cos/pow/exp/atan2/random/clock in the step)", () => {

@@ -30,3 +30,39 @@ export function scriptedHashes(ticks: number): string[] {
   }
   return out;
 }
+
+/**
+ * The new shapes' workout: the playground scene (a height field, a mesh ramp, capsules, cylinders, hulls,
+ * compounds and a sensor) with a capsule character walking over the hill, a hull thrown into the pile
+ * and a compound removed mid-run. Returns the state hash after every tick.
+ */
+export function playgroundHashes(ticks: number): string[] {
+  const scenario = getBuiltinScenario("playground");
+  if (!scenario) throw new Error("playground scenario missing");
+  const { world } = loadScenario(scenario);
+  const me = world.createBody({ id: "walker", type: "kinematic", shape: { type: "capsule", radius: 0.3, halfHeight: 0.6 }, position: [-12, 6, -12] });
+  const out: string[] = [world.stateHash()];
+  let removed = false;
+  for (let t = 1; t <= ticks; t++) {
+    world.moveCharacter(me, [0.06, -0.05, 0.05]);
+    if (t === 60) {
+      world.createBody({
+        id: "thrown",
+        type: "dynamic",
+        shape: { type: "hull", points: [[0, 0.4, 0], [0.35, -0.2, 0.1], [-0.3, -0.2, 0.25], [0.05, -0.25, -0.35], [0.2, 0.1, -0.2]] },
+        position: [-6, 8, 0],
+        linearVelocity: [8, 0, 1],
+        angularVelocity: [1, 2, 0],
+      });
+    }
+    if (!removed && t >= 200) {
+      // The first compound in the scene, whatever its id.
+      const compound = scenario.bodies.find((b) => b.shape.type === "compound");
+      if (compound) world.removeBody(world.handleOf(compound.id));
+      removed = true;
+    }
+    world.step();
+    out.push(world.stateHash());
+  }
+  return out;
+}

@@ -25,6 +25,8 @@ const NAMES = [
   "failure-lab",
   "fiedler-cubes",
   "arena",
+  "playground",
+  "shapes1000",
 ];
 
 /** world.bounds of every built-in scene. */

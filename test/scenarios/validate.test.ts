@@ -251,8 +251,8 @@ function rejectsMalformedInputTests(): void {
     expect(issuesOf(scenario([sphere("a", { type: "ghost" })]))).toEqual(
       single("bodies[0].type", 'must be one of "static", "kinematic", "dynamic"'),
     );
-    expect(issuesOf(scenario([sphere("a", { shape: { type: "capsule", radius: 1 } })]))).toEqual(
-      single("bodies[0].shape.type", 'must be one of "sphere", "box"'),
+    expect(issuesOf(scenario([sphere("a", { shape: { type: "cone", radius: 1 } })]))).toEqual(
+      single("bodies[0].shape.type", 'must be one of "sphere", "box", "capsule", "cylinder", "hull", "compound", "mesh", "heightfield"'),
     );
     expect(issuesOf(scenario([7]))).toEqual(single("bodies[0]", "expected object"));
   });

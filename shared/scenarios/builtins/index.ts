@@ -6,9 +6,11 @@ import { fiedlerCubes } from "./fiedler-cubes.ts";
 import { frictionRamp } from "./friction-ramp.ts";
 import { heap1000 } from "./heap1000.ts";
 import { pile1000 } from "./pile1000.ts";
+import { playground } from "./playground.ts";
 import { positionalCorrection } from "./positional-correction.ts";
 import { pyramid20 } from "./pyramid20.ts";
 import { rain2000 } from "./rain2000.ts";
+import { shapes1000 } from "./shapes1000.ts";
 import { stack10 } from "./stack10.ts";
 
 /**
@@ -27,6 +29,8 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, () => Scenario>> = Objec
   "failure-lab": failureLab,
   "fiedler-cubes": fiedlerCubes,
   arena,
+  playground,
+  shapes1000,
 });
 
 /** Names of the built-in scenes, in registry order. */
