@@ -1,5 +1,5 @@
 import { ArraySchema, MapSchema } from "@colyseus/schema";
-import { type BodyView, BodyTypeCode } from "../shared/engine/index.ts";
+import { type BodyView, BodyTypeCode, type ReadonlyNumberArray, type World } from "../shared/engine/index.ts";
 import {
   AvatarState,
   BodyState,
@@ -7,9 +7,11 @@ import {
   fineOf,
   kindOf,
   type PackedRotation,
+  shapeDescriptor,
   quantizeMm,
   quantizeRotation,
   type RoomState,
+  sizedByHalfExtents,
 } from "../shared/net/index.ts";
 import type { RoomSim } from "../shared/sim/index.ts";
 
@@ -18,6 +20,8 @@ const [CX, CY, CZ, FX, FY, FZ, RH, RL, SLEEP] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const STRIDE = 9;
 
 const packed: PackedRotation = { hi: 0, lo: 0 };
+/** The reference pose of a slot whose centre of mass is elsewhere (px py pz qx qy qz qw), see write(). */
+const reference = new Float64Array(7);
 
 /** Assigns the schema fields whose bit (1 << cache index) is set in `fields` from the quantized values `q`. */
 function assignFields(body: BodyState, fields: number, q: Int32Array): void {
@@ -87,7 +91,7 @@ export class StateSync {
         }
         this.handles[s] = handle;
         if (alive) {
-          this.add(b, s);
+          this.add(world, b, s);
           changed++;
         }
         continue;
@@ -105,7 +109,15 @@ export class StateSync {
     this.state.tickRate = world.settings.tickRate;
     if (this.state.scenario !== sim.scenario.name) this.state.scenario = sim.scenario.name;
     if (this.cameraOf !== sim.scenario) this.syncCamera(sim);
+    const counts = sim.sensorCounts();
+    if (counts.size > 0) counts.forEach(this.syncSensor);
   }
+
+  /** A sensor's count into its body's `inside`, when it changed (counts.forEach: no iterator per sync). */
+  private readonly syncSensor = (count: number, id: string): void => {
+    const body = this.state.bodies.get(id);
+    if (body !== undefined && body.inside !== count) body.inside = count;
+  };
 
   /** The scenario whose camera hint the state holds. */
   private cameraOf: RoomSim["scenario"] | null = null;
@@ -128,27 +140,50 @@ export class StateSync {
     this.cache = cache;
   }
 
-  private add(b: BodyView, s: number): void {
+  /**
+   * A new body: kind, size and pose. Spheres and boxes are sized by hx/hy/hz, every other shape by its
+   * definition (`shape`, JSON): written here, once, and never again.
+   */
+  private add(world: World, b: BodyView, s: number): void {
     const body = new BodyState();
     body.kind = kindOf(b.type[s], b.shape[s], b.sensor[s]);
-    body.hx = b.half[s * 3];
-    body.hy = b.half[s * 3 + 1];
-    body.hz = b.half[s * 3 + 2];
+    if (sizedByHalfExtents(b.shape[s])) {
+      body.hx = b.half[s * 3];
+      body.hy = b.half[s * 3 + 1];
+      body.hz = b.half[s * 3 + 2];
+    } else {
+      body.shape = shapeDescriptor(world.getShape(b.handleOf(s)));
+    }
+    // Assigned even at 0: a sensor shows its count before anything enters it (sync() writes the real one).
+    if (b.sensor[s] === 1) body.inside = 0;
     this.schemas[s] = body;
     this.ids[s] = b.idOf(s)!;
     this.write(b, s, true);
     this.state.bodies.set(this.ids[s], body);
   }
 
-  /** Quantizes slot s and assigns the fields that changed (all of them when `all`). */
+  /**
+   * Quantizes slot s and assigns the fields that changed (all of them when `all`). The pose on the wire
+   * is the body's reference frame (its shape's origin, what a scenario's position means): the view's
+   * arrays hold the centre of mass, which a hull or compound may have elsewhere, so such slots go
+   * through referencePose (into a module-level array); every other slot reads the arrays directly.
+   */
   private write(b: BodyView, s: number, all: boolean): boolean {
     const q = this.quantized;
-    const p = s * 3;
-    const r = s * 4;
-    quantizeRotation(b.rot[r], b.rot[r + 1], b.rot[r + 2], b.rot[r + 3], packed);
-    const mx = quantizeMm(b.pos[p]);
-    const my = quantizeMm(b.pos[p + 1]);
-    const mz = quantizeMm(b.pos[p + 2]);
+    let pos: ReadonlyNumberArray = b.pos;
+    let rot: ReadonlyNumberArray = b.rot;
+    let p = s * 3;
+    let r = s * 4;
+    if (b.hasOffset[s] === 1) {
+      b.referencePose(s, reference, 0);
+      pos = rot = reference;
+      p = 0;
+      r = 3;
+    }
+    quantizeRotation(rot[r], rot[r + 1], rot[r + 2], rot[r + 3], packed);
+    const mx = quantizeMm(pos[p]);
+    const my = quantizeMm(pos[p + 1]);
+    const mz = quantizeMm(pos[p + 2]);
     q[CX] = coarseOf(mx);
     q[CY] = coarseOf(my);
     q[CZ] = coarseOf(mz);

@@ -1,5 +1,5 @@
 import { type SchemaType, schema, t } from "@colyseus/schema";
-import { BodyTypeCode, ShapeTypeCode } from "../engine/index.ts";
+import { BodyTypeCode, type ShapeDef, ShapeTypeCode } from "../engine/index.ts";
 
 /**
  * The synchronised room state (@colyseus/schema v5). The wire cost of a patch is, per changed body,
@@ -10,7 +10,10 @@ import { BodyTypeCode, ShapeTypeCode } from "../engine/index.ts";
  * - the server assigns a field only when its quantized value changed, so a sleeping or static body
  *   costs nothing.
  * Every numeric field has a `.default()`: schema 5 encodes a field left undefined as 0 (`state.tick++` on
- * undefined gives NaN, which arrives as 0 forever).
+ * undefined gives NaN, which arrives as 0 forever). Except BodyState's last two, `shape` and `inside`:
+ * a field with a default is encoded when its body is added, so these have none; most bodies never assign
+ * them, and a sphere or box costs exactly what it did before they existed (they are last for the same
+ * reason: the fields before them keep their wire indexes). Readers take them as `?? ""` and `?? 0`.
  */
 
 /** `kind` bits 0-1: the engine's body type code (BodyTypeCode). */
@@ -18,21 +21,68 @@ export const KIND_STATIC = BodyTypeCode.STATIC;
 export const KIND_KINEMATIC = BodyTypeCode.KINEMATIC;
 export const KIND_DYNAMIC = BodyTypeCode.DYNAMIC;
 export const KIND_TYPE_MASK = 3;
-/** `kind` bit 2: set for boxes, clear for spheres. */
-export const KIND_BOX = 4;
-/** `kind` bit 3: a sensor (clients draw it translucent; it never blocks anything). */
-export const KIND_SENSOR = 8;
+/** `kind` bits 2-4: the engine's shape code (ShapeTypeCode), so a box is 1 << 2 as it always was. */
+export const KIND_SHAPE_SHIFT = 2;
+export const KIND_SHAPE_MASK = 7 << KIND_SHAPE_SHIFT;
+/** A box's shape bits (ShapeTypeCode.BOX << KIND_SHAPE_SHIFT); a sphere's are 0. Compare with `kind & KIND_SHAPE_MASK`. */
+export const KIND_BOX = ShapeTypeCode.BOX << KIND_SHAPE_SHIFT;
+/** `kind` bit 5: a sensor (clients draw it translucent; it never blocks anything). */
+export const KIND_SENSOR = 32;
 
 /** `kind` of a body from the engine's type and shape codes and sensor flag (BodyView.type / .shape / .sensor). */
 export function kindOf(type: number, shape: number, sensor = 0): number {
-  return (type & KIND_TYPE_MASK) | (shape === ShapeTypeCode.BOX ? KIND_BOX : 0) | (sensor === 1 ? KIND_SENSOR : 0);
+  return (type & KIND_TYPE_MASK) | ((shape << KIND_SHAPE_SHIFT) & KIND_SHAPE_MASK) | (sensor === 1 ? KIND_SENSOR : 0);
+}
+
+/** The shape code (ShapeTypeCode) a `kind` carries. */
+export function shapeCodeOf(kind: number): number {
+  return (kind & KIND_SHAPE_MASK) >> KIND_SHAPE_SHIFT;
+}
+
+/**
+ * Whether a shape travels as its `hx`/`hy`/`hz` alone (spheres and boxes) rather than as a `shape`
+ * descriptor: those two are most bodies of most rooms, and keep their wire cost.
+ */
+export function sizedByHalfExtents(shapeCode: number): boolean {
+  return shapeCode === ShapeTypeCode.SPHERE || shapeCode === ShapeTypeCode.BOX;
+}
+
+/** ShapeDef["type"] per ShapeTypeCode. */
+const SHAPE_NAMES: readonly ShapeDef["type"][] = ["sphere", "box", "capsule", "cylinder", "hull", "compound", "mesh", "heightfield"];
+
+/** The `shape` field of a body that is not a sphere or box: its definition, as the engine holds it, in JSON. */
+export function shapeDescriptor(def: ShapeDef): string {
+  return JSON.stringify(def);
+}
+
+/**
+ * A received body's shape definition: built from hx/hy/hz for a sphere or box, parsed from its `shape`
+ * descriptor otherwise. Null when the descriptor is missing, is not JSON, or names another shape than
+ * `kind` does (the caller leaves such a body out rather than guess its geometry).
+ */
+export function shapeOfBody(kind: number, hx: number, hy: number, hz: number, descriptor: string | undefined): ShapeDef | null {
+  const code = shapeCodeOf(kind);
+  if (code === ShapeTypeCode.SPHERE) return { type: "sphere", radius: hx };
+  if (code === ShapeTypeCode.BOX) return { type: "box", halfExtents: [hx, hy, hz] };
+  if (!descriptor) return null;
+  let def: unknown;
+  try {
+    def = JSON.parse(descriptor);
+  } catch {
+    return null;
+  }
+  const type = (def as { type?: unknown } | null)?.type;
+  return type === SHAPE_NAMES[code] ? (def as ShapeDef) : null;
 }
 
 export const BodyState = schema(
   {
-    /** Type (bits 0-1), shape (bit 2) and sensor (bit 3), see KIND_*. Written once. */
+    /** Type (bits 0-1), shape code (bits 2-4) and sensor (bit 5), see KIND_*. Written once. */
     kind: t.uint8().default(0),
-    /** Box half extents, or the sphere radius in `hx` (hy = hz = radius too), metres. Written once. */
+    /**
+     * Box half extents, or the sphere radius in `hx` (hy = hz = radius too), metres. Written once, for
+     * spheres and boxes only (0 for every other shape: its size is in `shape`).
+     */
     hx: t.float32().default(0),
     hy: t.float32().default(0),
     hz: t.float32().default(0),
@@ -48,6 +98,14 @@ export const BodyState = schema(
     rh: t.uint32().default(0),
     rl: t.uint8().default(0),
     sleeping: t.boolean().default(false),
+    /**
+     * Every other shape's definition (the engine's ShapeDef: capsule, cylinder, hull, compound, mesh,
+     * heightfield) as JSON, in the body's reference frame. Written once, when the body is added, and
+     * never again: a mesh or height field crosses the wire once per client, not per patch.
+     */
+    shape: t.string(),
+    /** A sensor's count of the bodies inside it now (RoomSim.sensorCounts): assigned when added (0), then when it changes. */
+    inside: t.uint16(),
   },
   "BodyState",
 );

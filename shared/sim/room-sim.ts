@@ -1,4 +1,4 @@
-import { BODY_DEFAULTS, type BodyDef, type Vec3Tuple, World, type WorldSnapshot } from "../engine/index.ts";
+import { BODY_DEFAULTS, type BodyDef, type ContactEvent, type Vec3Tuple, World, type WorldSnapshot } from "../engine/index.ts";
 import { type MaterialKey, type MaterialOverrides, materialPatchOf, type RoomSettings, type RoomSettingsPatch, roomSettingsOf, worldPatchOf } from "../net/knobs.ts";
 import type { Scenario } from "../scenarios/index.ts";
 import { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
@@ -38,6 +38,8 @@ export interface RoomSimSnapshot {
   overrides: MaterialOverrides;
   /** A player has joined since the last load (RoomSim.join restarts an unwatched world). */
   watched: boolean;
+  /** Bodies inside each sensor (RoomSim.sensorCounts), in its order. */
+  sensors: [string, number][];
 }
 
 export interface StepResult {
@@ -47,6 +49,33 @@ export interface StepResult {
   applied: SimInput[];
   /** world.stateHash() after the step. */
   hash: string;
+}
+
+/**
+ * How many bodies are inside each sensor, by sensor id, kept from the world's sensor events
+ * (sensorEnter +1, sensorExit -1; a body removed inside a sensor exits it). Every sensor of the scenario
+ * is there from the load, at 0, in the scenario's order; the map only changes through events, which come
+ * in a deterministic order, so its contents and order are part of the room's deterministic state.
+ */
+class SensorCounts {
+  readonly counts = new Map<string, number>();
+
+  /** Counts one event; a field rather than a method so the step hands it to the world without a closure per tick. */
+  readonly count = (e: ContactEvent): void => {
+    if (e.type === "sensorEnter") this.counts.set(e.a, (this.counts.get(e.a) ?? 0) + 1);
+    else if (e.type === "sensorExit") this.counts.set(e.a, Math.max(0, (this.counts.get(e.a) ?? 0) - 1));
+  };
+
+  /** Every sensor of a freshly loaded scenario, at 0. */
+  reset(scenario: Scenario): void {
+    this.counts.clear();
+    for (const def of scenario.bodies) if (def.sensor === true) this.counts.set(def.id, 0);
+  }
+
+  restore(entries: readonly [string, number][]): void {
+    this.counts.clear();
+    for (const [id, n] of entries) this.counts.set(id, n);
+  }
 }
 
 /**
@@ -73,6 +102,7 @@ export class RoomSim {
   private overrides: MaterialOverrides = { friction: null, restitution: null };
   /** A player has joined since the scenario was (re)loaded (see join: the scene starts for the first one). */
   private watched = false;
+  private readonly sensors = new SensorCounts();
 
   constructor(scenario: Scenario, options: Partial<SimOptions> = {}) {
     this.options = { ...DEFAULT_SIM_OPTIONS, ...options };
@@ -98,6 +128,7 @@ export class RoomSim {
       updateAvatar(this.world, avatar);
     }
     this.world.step();
+    if (this.sensors.counts.size > 0 && this.world.eventCount > 0) this.world.forEachEvent(this.sensors.count);
     // The engine removes bodies that leave the bounds or go non-finite; an avatar comes back.
     for (const removed of this.world.removedLastStep) {
       const avatar = this.avatars.find((a) => a.handle === removed.handle);
@@ -123,6 +154,7 @@ export class RoomSim {
       materials: [...this.materials].map(([id, m]) => [id, [m[0], m[1]]]),
       overrides: { ...this.overrides },
       watched: this.watched,
+      sensors: [...this.sensors.counts],
     };
   }
 
@@ -139,6 +171,15 @@ export class RoomSim {
     this.materials = new Map(snapshot.materials.map(([id, m]) => [id, [m[0], m[1]]]));
     this.overrides = { ...snapshot.overrides };
     this.watched = snapshot.watched;
+    this.sensors.restore(snapshot.sensors);
+  }
+
+  /**
+   * Bodies inside each sensor after the last step, keyed by the sensor's body id: every sensor of the
+   * scenario, 0 until something enters it. Read-only; valid until the next step or load.
+   */
+  sensorCounts(): ReadonlyMap<string, number> {
+    return this.sensors.counts;
   }
 
   avatarOf(session: string): Avatar | undefined {
@@ -304,6 +345,7 @@ export class RoomSim {
     this.materials.clear();
     this.overrides = { friction: null, restitution: null };
     this.watched = this.avatars.length > 0;
+    this.sensors.reset(scenario);
     for (const def of scenario.bodies) this.createBody(def);
     for (const avatar of this.avatars) this.createAvatarBody(avatar);
   }

@@ -116,4 +116,27 @@ describe("replays", () => {
     expect(cliCut.status).toBe(0);
     expect(cliCut.stdout).toMatch(/incomplete and was ignored/);
   });
+
+  it("records a playground room (every shape, a sensor) that verifies", async () => {
+    // The playground at 240 Hz: a height field, a mesh ramp, capsules, cylinders, hulls, compounds.
+    const scenario = { ...getBuiltinScenario("playground")!, world: { tickRate: 240 } };
+    const roomId = await createRoom(srv.url, { scenario });
+    const a = await joinRoom(srv.url, roomId);
+    script(a, [
+      [5, MSG_MOVE, { vx: 3, vz: -2 }],
+      [90, MSG_SPAWN, { shape: "box", size: 0.3, velocity: [1, 3, 0] }],
+      [160, MSG_MOVE, { vx: -2, vz: 3, jump: true }],
+      [240, MSG_IMPULSE, { bodyId: scenario.bodies.find((b) => b.shape.type === "hull")!.id, impulse: [1, 3, 0] }],
+    ]);
+    await waitForState(a, "tick 400", (s) => s.tick >= 400, 30000);
+    await a.leave();
+    const res = await admin(srv.url, "GET", `/rooms/${roomId}/replay`, undefined, null);
+    expect(res.status).toBe(200);
+    const file = join(srv.replayDir, "playground.ndjson");
+    writeFileSync(file, await res.text());
+    const report = await verifyReplay(file);
+    expect(report.divergence).toBeNull();
+    expect(report.ticks).toBeGreaterThanOrEqual(400);
+    expect(report.inputs).toBeGreaterThanOrEqual(5);
+  });
 });

@@ -45,6 +45,8 @@ export class BodyTrack {
   hx = 0;
   hy = 0;
   hz = 0;
+  /** The shape descriptor (BodyState.shape) of a shape other than a sphere or box; "" for those two. */
+  shape = "";
   readonly times: Float64Array;
   readonly data: Float64Array;
   /** Index of the newest sample. */

@@ -81,8 +81,11 @@ export class SnapshotFeed {
     const z = dequantizeAxis(b.cz, b.fz);
     const q = this.q;
     dequantizeRotation(b.rh, b.rl, q);
-    this.buffer.push(id, b.kind, b.hx, b.hy, b.hz, x, y, z, q[0], q[1], q[2], q[3], b.sleeping);
-    this.mirror.upsert(id, b.kind, b.hx, b.hy, b.hz, x, y, z, q[0], q[1], q[2], q[3]);
+    const track = this.buffer.push(id, b.kind, b.hx, b.hy, b.hz, x, y, z, q[0], q[1], q[2], q[3], b.sleeping);
+    // Written once by the server, with the body: a string compare, no copy, on every later patch.
+    const shape = b.shape ?? "";
+    if (track.shape !== shape) track.shape = shape;
+    this.mirror.upsert(id, b.kind, b.hx, b.hy, b.hz, x, y, z, q[0], q[1], q[2], q[3], shape);
     if (id === this.avatarId) {
       this.avatarServer[0] = x;
       this.avatarServer[1] = y;

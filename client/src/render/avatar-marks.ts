@@ -6,6 +6,7 @@ import {
   type Mesh,
   Mesh as MeshObject,
   MeshBasicMaterial,
+  type Object3D,
   type Scene,
   Sprite,
   SpriteMaterial,
@@ -50,7 +51,7 @@ export class AvatarMarks {
   }
 
   /** The own avatar's mesh this frame (null: not shown). `now` in ms, for the marker's bob. */
-  own(mesh: Mesh | null, now: number, eye: Vector3): void {
+  own(mesh: Object3D | null, now: number, eye: Vector3): void {
     const shown = mesh?.visible === true;
     this.outline.visible = shown;
     this.marker.visible = shown;
@@ -65,7 +66,7 @@ export class AvatarMarks {
   }
 
   /** Another player's avatar this frame: its tag follows it. */
-  other(id: string, mesh: Mesh, eye: Vector3): void {
+  other(id: string, mesh: Object3D, eye: Vector3): void {
     let tag = this.tags.get(id);
     if (!tag) {
       tag = makeTag(shortName(id));

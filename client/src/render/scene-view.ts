@@ -1,7 +1,6 @@
 import {
   ACESFilmicToneMapping,
   Box3,
-  BoxGeometry,
   Color,
   DirectionalLight,
   Fog,
@@ -11,34 +10,43 @@ import {
   type Material,
   Mesh,
   MeshStandardMaterial,
+  type Object3D,
   PCFShadowMap,
   PerspectiveCamera,
   Raycaster,
   Scene,
-  SphereGeometry,
   SRGBColorSpace,
   Vector2,
   Vector3,
   WebGLRenderer,
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
-import { KIND_BOX, KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
+import type { ShapeDef } from "../../../shared/engine/index.ts";
+import { KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK, shapeOfBody } from "../../../shared/net/index.ts";
 import type { BodyTrack, Pose } from "../net/snapshot-buffer.ts";
 import { AvatarMarks } from "./avatar-marks.ts";
 import { CameraRig, computeFraming, type FramedBody, SLAB_RADIUS } from "./camera-rig.ts";
+import { ShapeGeometries, shapeReach } from "./shape-geometry.ts";
 
 /** Static bodies larger than this (half extent, metres) do not cast shadows (the ground, long walls). */
 const SHADOW_CASTER_LIMIT = 15;
 const PALETTE = [0xe0614f, 0xf2a541, 0x58a55c, 0x3f8fd2, 0x8e6bd1, 0xd45f9c, 0x2fb3a6, 0xc9c14a];
 
-interface BodyMesh {
-  mesh: Mesh;
+/** A body's track as the renderer reads it: kind and size, and the shape descriptor of a shape that has one. */
+export type ShapedTrack = BodyTrack & { readonly shape?: string };
+
+/** Drawn in place of a body whose shape descriptor is missing or unreadable: seen, and clearly not the body. */
+const PLACEHOLDER: ShapeDef = { type: "sphere", radius: 0.25 };
+
+export interface BodyMesh {
+  /** The body's object: a Mesh, or a Group of Meshes for a compound (see paint). */
+  mesh: Object3D;
   palette: number;
   sleeping: boolean;
   dynamic: boolean;
   /** A kinematic body: a player's avatar. */
   avatar: boolean;
-  /** Reach from its centre (sphere radius, half diagonal of a box), metres. */
+  /** Reach from its origin (sphere radius, half diagonal of a box, farthest point of other shapes), metres. */
   radius: number;
 }
 
@@ -53,8 +61,9 @@ interface PendingFraming {
 const FRAMING_WAIT_FRAMES = 120;
 
 /**
- * The three.js scene: one mesh per body keyed by body id, sharing two unit geometries (scaled to the
- * body's size) and a small set of materials; lights with shadows that follow the camera's target; an
+ * The three.js scene: one object per body keyed by body id, built from its shape (shape-geometry.ts:
+ * spheres and boxes share two unit geometries scaled to the body's size, other shapes share a geometry
+ * per distinct definition) and a small set of materials; lights with shadows that follow the camera's target; an
  * orbit camera framed on each new scene that then follows the avatar (CameraRig), and marks that set
  * avatars apart from boxes (AvatarMarks). Per-frame work writes into existing objects only.
  */
@@ -72,8 +81,7 @@ export class SceneView {
   /** The last framing, for going back to the overview. */
   private readonly overview = { position: new Vector3(14, 12, 18), target: new Vector3(0, 1, 0), hinted: false };
   private readonly sun: DirectionalLight;
-  private readonly boxGeometry = new BoxGeometry(1, 1, 1);
-  private readonly sphereGeometry = new SphereGeometry(1, 28, 18);
+  private readonly geometries = new ShapeGeometries();
   private readonly staticMaterial = new MeshStandardMaterial({ color: 0x9aa3ab, roughness: 0.95 });
   private readonly groundMaterial = new MeshStandardMaterial({ color: 0x6f7a80, roughness: 1 });
   // Avatars in colours no box has (boxes take the saturated PALETTE): white for the own one (with a dark
@@ -156,28 +164,40 @@ export class SceneView {
     return (this.width - this.leftInset) / this.height;
   }
 
-  /** The mesh of a body, created on first use from its track's kind and size. */
-  ensure(track: BodyTrack): BodyMesh {
+  /**
+   * The object of a body, created on first use from its track's kind and size, or its shape descriptor
+   * (`track.shape`); `shape` gives the definition directly (the replay viewer reads it from its world).
+   */
+  ensure(track: ShapedTrack, shape?: ShapeDef): BodyMesh {
     let entry = this.meshes.get(track.id);
     if (entry) return entry;
-    const box = (track.kind & KIND_BOX) !== 0;
     const type = track.kind & KIND_TYPE_MASK;
     const sensor = (track.kind & KIND_SENSOR) !== 0;
-    const mesh = new Mesh(box ? this.boxGeometry : this.sphereGeometry);
-    if (box) mesh.scale.set(2 * track.hx, 2 * track.hy, 2 * track.hz);
-    else mesh.scale.setScalar(track.hx);
+    const def = shape ?? shapeOfBody(track.kind, track.hx, track.hy, track.hz, track.shape) ?? PLACEHOLDER;
+    const radius = shapeReach(def);
     const palette = hashId(track.id) % PALETTE.length;
-    const big = Math.max(track.hx, track.hy, track.hz) > SHADOW_CASTER_LIMIT;
-    mesh.castShadow = !big && !sensor;
-    mesh.receiveShadow = !sensor;
+    // Spheres and boxes by their largest half extent, as always; other shapes by their reach.
+    const extent = def.type === "box" ? Math.max(...def.halfExtents) : radius;
+    const big = extent > SHADOW_CASTER_LIMIT;
+    const material = sensor ? this.sensorMaterial : this.materialFor(track.id, type, big, palette, false);
+    const mesh = this.geometries.create(def, material);
+    mesh.traverse((o) => {
+      o.castShadow = !big && !sensor;
+      o.receiveShadow = !sensor;
+    });
     mesh.matrixAutoUpdate = true;
     mesh.name = track.id;
-    const radius = box ? Math.hypot(track.hx, track.hy, track.hz) : track.hx;
     entry = { mesh, palette, sleeping: false, dynamic: type === KIND_DYNAMIC && !sensor, avatar: type === KIND_KINEMATIC && !sensor, radius };
-    mesh.material = sensor ? this.sensorMaterial : this.materialFor(track.id, type, big, palette, false);
     this.meshes.set(track.id, entry);
     this.scene.add(mesh);
     return entry;
+  }
+
+  /** Gives a body's object another material (every part of a compound). */
+  paint(entry: BodyMesh, material: Material): void {
+    entry.mesh.traverse((o) => {
+      if (o instanceof Mesh) o.material = material;
+    });
   }
 
   private materialFor(id: string, type: number, big: boolean, palette: number, sleeping: boolean): Material {
@@ -194,7 +214,7 @@ export class SceneView {
     m.quaternion.set(pose.qx, pose.qy, pose.qz, pose.qw);
     if (entry.dynamic && entry.sleeping !== pose.sleeping) {
       entry.sleeping = pose.sleeping;
-      m.material = pose.sleeping ? this.asleep[entry.palette] : this.awake[entry.palette];
+      this.paint(entry, pose.sleeping ? this.asleep[entry.palette] : this.awake[entry.palette]);
     }
   }
 
@@ -219,7 +239,7 @@ export class SceneView {
   refreshAvatar(id: string): void {
     this.ownAvatarId = id;
     const entry = this.meshes.get(id);
-    if (entry) entry.mesh.material = this.avatarMaterial;
+    if (entry) this.paint(entry, this.avatarMaterial);
   }
 
   /** Visible body meshes. */
@@ -336,7 +356,7 @@ export class SceneView {
     this.camera.updateMatrixWorld();
     const box = new Box3();
     const corner = new Vector3();
-    const inside = (mesh: Mesh): boolean => {
+    const inside = (mesh: Object3D): boolean => {
       box.setFromObject(mesh);
       for (let i = 0; i < 8; i++) {
         corner.set(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z).project(this.camera);

@@ -1,6 +1,6 @@
 import { MeshStandardMaterial } from "three";
-import { BodyTypeCode, ShapeTypeCode, type World } from "../../../shared/engine/index.ts";
-import { KIND_BOX } from "../../../shared/net/index.ts";
+import { BodyTypeCode, type ReadonlyNumberArray, type ShapeDef, type World } from "../../../shared/engine/index.ts";
+import { kindOf, sizedByHalfExtents } from "../../../shared/net/index.ts";
 import { BodyTrack, createPose } from "../net/snapshot-buffer.ts";
 import type { SceneView } from "../render/scene-view.ts";
 
@@ -18,6 +18,10 @@ export class ReplayScene {
   private readonly seen = new Set<string>();
   private readonly highlighted = new Set<string>();
   private readonly pose = createPose();
+  /** Reference pose of a slot whose centre of mass lies elsewhere (px py pz qx qy qz qw). */
+  private readonly reference = new Float64Array(7);
+  /** Shape definitions of the bodies drawn that are not spheres or boxes, by id. */
+  private readonly definitions = new Map<string, ShapeDef>();
   private readonly highlight = new MeshStandardMaterial({ color: 0xff2d2d, emissive: 0x8a0000, roughness: 0.4 });
 
   constructor(view: SceneView) {
@@ -35,8 +39,10 @@ export class ReplayScene {
       this.seen.add(id);
       const s3 = s * 3;
       const s4 = s * 4;
-      const box = b.shape[s] === ShapeTypeCode.BOX;
-      const signature = `${b.type[s]}:${box ? 1 : 0}:${b.half[s3]}:${b.half[s3 + 1]}:${b.half[s3 + 2]}`;
+      const sized = sizedByHalfExtents(b.shape[s]);
+      // Spheres and boxes by kind and size (cheap, every frame); other shapes by their definition, read
+      // from the world only when the kind or handle changed.
+      const signature = `${kindOf(b.type[s], b.shape[s], b.sensor[s])}:${sized ? `${b.half[s3]}:${b.half[s3 + 1]}:${b.half[s3 + 2]}` : b.handleOf(s)}`;
       const wasHighlighted = this.highlighted.has(id);
       const hot = diverging.has(id);
       if (this.shapes.get(id) !== signature || (wasHighlighted && !hot)) {
@@ -44,25 +50,41 @@ export class ReplayScene {
         this.shapes.set(id, signature);
         this.highlighted.delete(id);
         const track = new BodyTrack(id, 1);
-        track.kind = b.type[s] | (box ? KIND_BOX : 0);
-        track.hx = b.half[s3];
-        track.hy = b.half[s3 + 1];
-        track.hz = b.half[s3 + 2];
+        track.kind = kindOf(b.type[s], b.shape[s], b.sensor[s]);
+        if (sized) {
+          track.hx = b.half[s3];
+          track.hy = b.half[s3 + 1];
+          track.hz = b.half[s3 + 2];
+          this.definitions.delete(id);
+        } else {
+          this.definitions.set(id, world.getShape(b.handleOf(s)));
+        }
         this.tracks.set(id, track);
       }
-      const entry = this.view.ensure(this.tracks.get(id)!);
+      const entry = this.view.ensure(this.tracks.get(id)!, this.definitions.get(id));
+      // Drawn at the reference frame (the shape's origin); the view's arrays hold the centre of mass.
+      let pos: ReadonlyNumberArray = b.pos;
+      let rot: ReadonlyNumberArray = b.rot;
+      let o3 = s3;
+      let o4 = s4;
+      if (b.hasOffset[s] === 1) {
+        b.referencePose(s, this.reference, 0);
+        pos = rot = this.reference;
+        o3 = 0;
+        o4 = 3;
+      }
       const p = this.pose;
-      p.x = b.pos[s3];
-      p.y = b.pos[s3 + 1];
-      p.z = b.pos[s3 + 2];
-      p.qx = b.rot[s4];
-      p.qy = b.rot[s4 + 1];
-      p.qz = b.rot[s4 + 2];
-      p.qw = b.rot[s4 + 3];
+      p.x = pos[o3];
+      p.y = pos[o3 + 1];
+      p.z = pos[o3 + 2];
+      p.qx = rot[o4];
+      p.qy = rot[o4 + 1];
+      p.qz = rot[o4 + 2];
+      p.qw = rot[o4 + 3];
       p.sleeping = b.type[s] === BodyTypeCode.DYNAMIC && b.sleeping[s] === 1;
       this.view.setPose(entry, p);
       if (hot) {
-        entry.mesh.material = this.highlight;
+        this.view.paint(entry, this.highlight);
         this.highlighted.add(id);
       }
     }
@@ -71,6 +93,7 @@ export class ReplayScene {
       this.view.remove(id);
       this.tracks.delete(id);
       this.shapes.delete(id);
+      this.definitions.delete(id);
       this.highlighted.delete(id);
     }
   }

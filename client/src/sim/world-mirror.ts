@@ -1,5 +1,5 @@
 import { type BodyDef, type Vec3Tuple, World } from "../../../shared/engine/index.ts";
-import { KIND_BOX, KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK } from "../../../shared/net/index.ts";
+import { KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK, shapeOfBody } from "../../../shared/net/index.ts";
 
 /**
  * The client's copy of the room's world, built from received bodies (newest snapshot, not the
@@ -51,12 +51,30 @@ export class WorldMirror {
     this.seq++;
   }
 
-  /** Creates or moves one body to its snapshot pose. Owned bodies are only marked as present. */
-  upsert(id: string, kind: number, hx: number, hy: number, hz: number, x: number, y: number, z: number, qx: number, qy: number, qz: number, qw: number): void {
+  /**
+   * Creates or moves one body to its snapshot pose (its reference frame, as the wire carries it).
+   * `shape` is the body's shape descriptor (BodyState.shape) for shapes other than spheres and boxes.
+   * Owned bodies are only marked as present.
+   */
+  upsert(
+    id: string,
+    kind: number,
+    hx: number,
+    hy: number,
+    hz: number,
+    x: number,
+    y: number,
+    z: number,
+    qx: number,
+    qy: number,
+    qz: number,
+    qw: number,
+    shape?: string,
+  ): void {
     this.seen.set(id, this.seq);
     if (this.owned.has(id)) return;
     const world = this.world;
-    let handle = world.handleOf(id);
+    const handle = world.handleOf(id);
     if (handle >= 0) {
       world.getPosition(handle, this.cur);
       world.getRotation(handle, this.curQ);
@@ -73,7 +91,9 @@ export class WorldMirror {
       world.setTransform(handle, this.p, this.q);
       return;
     }
-    handle = world.createBody(mirrorBodyDef(id, kind, hx, hy, hz, [x, y, z], [qx, qy, qz, qw]));
+    const def = mirrorBodyDef(id, kind, hx, hy, hz, [x, y, z], [qx, qy, qz, qw], shape);
+    // A shape the client cannot read (no descriptor yet) is left out: nothing to raycast or stand on.
+    if (def !== null) world.createBody(def);
   }
 
   /** Ends a snapshot: bodies it did not contain are removed (owned ones too: the server dropped them). */
@@ -92,10 +112,17 @@ export class WorldMirror {
     this.owned.add(id);
     const existing = this.world.handleOf(id);
     if (existing >= 0) this.world.removeBody(existing);
-    return this.world.createBody(mirrorBodyDef(id, kind, hx, hy, hz, position, [0, 0, 0, 1]));
+    const def = mirrorBodyDef(id, kind, hx, hy, hz, position, [0, 0, 0, 1]);
+    if (def === null) throw new Error(`an owned body must be a sphere or a box (${id})`);
+    return this.world.createBody(def);
   }
 }
 
+/**
+ * The definition of a mirrored body: its shape from hx/hy/hz (sphere, box) or its descriptor (every other
+ * shape); null when that descriptor is missing or unreadable. Positions and rotations are the reference
+ * frame's, as in scenarios, so the engine puts a hull's or compound's centre of mass where the server has it.
+ */
 export function mirrorBodyDef(
   id: string,
   kind: number,
@@ -104,12 +131,15 @@ export function mirrorBodyDef(
   hz: number,
   position: Vec3Tuple,
   rotation: [number, number, number, number],
-): BodyDef {
+  descriptor?: string,
+): BodyDef | null {
+  const shape = shapeOfBody(kind, hx, hy, hz, descriptor);
+  if (shape === null) return null;
   const t = kind & KIND_TYPE_MASK;
   return {
     id,
     type: t === KIND_DYNAMIC ? "dynamic" : t === KIND_KINEMATIC ? "kinematic" : "static",
-    shape: (kind & KIND_BOX) !== 0 ? { type: "box", halfExtents: [hx, hy, hz] } : { type: "sphere", radius: hx },
+    shape,
     position,
     rotation,
     // A sensor never blocks: the predicted avatar must walk through it as the server's does.

@@ -4,7 +4,7 @@ import type { AdminApi } from "../net/admin-api.ts";
 import type { ConnectionState, RoomGoneError } from "../net/connection.ts";
 import type { SnapshotBuffer } from "../net/snapshot-buffer.ts";
 import { createEnergyReading, EnergyMeter } from "../sim/energy.ts";
-import { createHudValues, Hud, type MessageKind } from "./hud.ts";
+import { createHudValues, Hud, type MessageKind, readSensorCounts } from "./hud.ts";
 import { KnobsPanel } from "./knobs.ts";
 import { LivePlot } from "./plot.ts";
 
@@ -150,6 +150,7 @@ export class Dashboard {
     v.dynamic = r.dynamic;
     v.sleeping = r.sleeping;
     v.kinetic = r.kinetic;
+    readSensorCounts(state, v.sensors);
   }
 
   /** The room's info (polled every second): server tick times, and the knobs show its settings. */

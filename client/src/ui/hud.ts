@@ -1,3 +1,4 @@
+import { KIND_SENSOR, type RoomState } from "../../../shared/net/index.ts";
 import { formatNumber } from "./plot.ts";
 
 /** Values the HUD shows; the app writes them, the HUD formats them a few times per second. */
@@ -20,6 +21,8 @@ export interface HudValues {
   tickP50: number;
   tickP99: number;
   predictionError: number;
+  /** Bodies inside each sensor, by sensor id, in the room state's order (readSensorCounts). */
+  sensors: Map<string, number>;
   /** The latest notice for the player (cleared after a few seconds), and whether it is a refusal. */
   message: string;
   messageKind: MessageKind;
@@ -46,6 +49,7 @@ export function createHudValues(): HudValues {
     tickP50: Number.NaN,
     tickP99: Number.NaN,
     predictionError: 0,
+    sensors: new Map(),
     message: "",
     messageKind: "info",
   };
@@ -64,10 +68,31 @@ const ROWS: [keyof HudValues, string][] = [
   ["fps", "FPS"],
   ["tickP50", "server tick"],
   ["predictionError", "prediction err"],
+  ["sensors", "sensors"],
 ];
+
+/**
+ * The sensors' counts from a room state into `out` (cleared first): every sensor body's `inside`, by its
+ * id. A sensor's count arrives with it (0 until something enters).
+ */
+export function readSensorCounts(state: RoomState, out: Map<string, number>): void {
+  out.clear();
+  state.bodies.forEach((body, id) => {
+    if ((body.kind & KIND_SENSOR) !== 0) out.set(id, body.inside ?? 0);
+  });
+}
+
+/** "zone: 3 · goal: 0", or "" without sensors. */
+export function formatSensorCounts(counts: ReadonlyMap<string, number>): string {
+  let text = "";
+  for (const [id, n] of counts) text += `${text ? " · " : ""}${id}: ${n}`;
+  return text;
+}
 
 export class Hud {
   private readonly cells = new Map<keyof HudValues, HTMLElement>();
+  /** The sensors row's label: shown only in a room that has sensors. */
+  private readonly sensorsLabel: HTMLElement;
   private readonly message: HTMLElement;
   private readonly root: HTMLElement;
 
@@ -82,6 +107,7 @@ export class Hud {
       table.append(dt, dd);
       this.cells.set(key, dd);
     }
+    this.sensorsLabel = this.cells.get("sensors")!.previousElementSibling as HTMLElement;
     this.message = document.createElement("div");
     this.message.className = "hud-message";
     this.message.setAttribute("role", "status");
@@ -106,6 +132,9 @@ export class Hud {
     set("fps", v.fps.toFixed(0));
     set("tickP50", Number.isNaN(v.tickP50) ? "–" : `p50 ${v.tickP50.toFixed(2)} ms · p99 ${v.tickP99.toFixed(2)} ms`);
     set("predictionError", `${(v.predictionError * 100).toFixed(1)} cm`);
+    const sensors = formatSensorCounts(v.sensors);
+    set("sensors", sensors);
+    this.cells.get("sensors")!.hidden = this.sensorsLabel.hidden = sensors === "";
     if (this.message.textContent !== v.message) this.message.textContent = v.message;
     this.message.dataset.kind = v.messageKind;
   }
