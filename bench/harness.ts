@@ -418,13 +418,19 @@ export function runMatrix(opts: {
   childArgs?: string[];
   /** Short per-run summary for the progress line. */
   summary?: (r: RunResult) => string;
+  /** Pairs not to run at all (they produce no result). */
+  skip?: (caseName: string, engine: string) => boolean;
 }): RunResult[] {
   const out: RunResult[] = [];
-  const total = opts.cases.length * opts.engines.length * opts.runs;
+  const skip = opts.skip ?? (() => false);
+  let pairs = 0;
+  for (const c of opts.cases) for (const e of opts.engines) if (!skip(c, e)) pairs++;
+  const total = pairs * opts.runs;
   let n = 0;
   for (let run = 1; run <= opts.runs; run++) {
     for (const c of opts.cases) {
       for (const e of opts.engines) {
+        if (skip(c, e)) continue;
         n++;
         const r = runInChild(opts.script, c, e, run, opts.childArgs ?? []);
         out.push(r);

@@ -10,17 +10,19 @@
  *
  *   --runs N      runs per (scene, engine), each a fresh process; medians reported (default 3, 1 with --quick)
  *   --quick       fewer steps (smoke test; timings and outcomes are then NOT comparable to the anchors)
- *   --scenes a,b  only these scenes (registry names: stack10, pyramid20, pile1000, rain2000,
- *                 failure-lab) or case names (e.g. pile1000-sleep)
+ *   --scenes a,b  only these scenes (registry names: stack10, pyramid20, pile1000, heap1000, rain2000,
+ *                 shapes1000, failure-lab) or case names (e.g. pile1000-sleep)
  *   --engines x,y only these engines (names in bench/adapters/index.ts; default
  *                 cannon-es,rapier,rapier-simd,ours)
  *
  * Full run: about 6-8 minutes on the 2-core machine, almost all of it cannon-es.
  * Timing: only `engine.step()` is timed (performance.now() around it); see each case's window.
+ * A (scene, engine) pair whose shapes the engine's adapter cannot build (cannon-es on shapes1000) is not
+ * run: its cells read "n/a".
  */
 import { fileURLToPath } from "node:url";
 import type { Scenario } from "../shared/scenarios/format.ts";
-import { createEngine, DEFAULT_ENGINES, ENGINES, REFERENCE_ENGINES } from "./adapters/index.ts";
+import { createEngine, DEFAULT_ENGINES, ENGINES, REFERENCE_ENGINES, unsupportedShapes } from "./adapters/index.ts";
 import {
   type Aggregate,
   aggregate,
@@ -41,9 +43,17 @@ import {
   timeSteps,
   topBodyId,
 } from "./harness.ts";
+import { shapes1000 } from "../shared/scenarios/builtins/shapes1000.ts";
 import { getBuiltinScenario } from "../shared/scenarios/index.ts";
 
 const SCENE_SOURCE = "shared/scenarios (getBuiltinScenario)";
+
+/** Scenes the bench builds from their own file when the built-in registry does not list them. */
+const OWN_SCENES: Readonly<Record<string, () => Scenario>> = { shapes1000 };
+
+function sceneByName(name: string): Scenario | undefined {
+  return getBuiltinScenario(name) ?? (Object.hasOwn(OWN_SCENES, name) ? OWN_SCENES[name]() : undefined);
+}
 
 type Probe = "top" | "asleep" | "tunnel" | "sleepingAtEnd";
 
@@ -84,6 +94,7 @@ const CASES: RefCase[] = [
   { name: "pile1000", scene: "pile1000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
   { name: "heap1000", scene: "heap1000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
   { name: "rain2000", scene: "rain2000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
+  { name: "shapes1000", scene: "shapes1000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
   { name: "stack10", scene: "stack10", sleep: false, steps: 1200, quickSteps: 1200, window: after30, probes: ["top"] },
   { name: "stack10-sleep", scene: "stack10", sleep: true, steps: 1200, quickSteps: 600, window: null, probes: ["asleep"] },
   {
@@ -141,7 +152,7 @@ const CASES: RefCase[] = [
 // Child: one case in one engine
 
 async function runCase(c: RefCase, engineName: string, quick: boolean): Promise<Metrics> {
-  const base = getBuiltinScenario(c.scene);
+  const base = sceneByName(c.scene);
   if (!base) throw new Error(`scene "${c.scene}" not in the registry`);
   const scenario = c.transform ? c.transform(base) : base;
   const engine = createEngine(engineName);
@@ -202,6 +213,7 @@ const ROWS: Row[] = [
   { caseName: "pile1000", scene: "pile1000", key: "ms", kind: "ms", metric: msLabel, anchor: "38.4 / 2.65" },
   { caseName: "heap1000", scene: "heap1000", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
   { caseName: "rain2000", scene: "rain2000", key: "ms", kind: "ms", metric: msLabel, anchor: "56.3 / 3.17" },
+  { caseName: "shapes1000", scene: "shapes1000", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
   { caseName: "stack10", scene: "stack10", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
   { caseName: "stack10", scene: "stack10", key: "topDrift", kind: "m", metric: (s) => `top-box drift @${s}, m`, anchor: "15.9 / 0.0098" },
   { caseName: "stack10", scene: "stack10", key: "topSink", kind: "m", metric: (s) => `top-box sink @${s}, m`, anchor: "9.0 / 0.026" },
@@ -282,13 +294,28 @@ function runChild(args: BenchArgs, child: { caseName: string; engine: string }):
   });
 }
 
-/** The engines and cases the flags select, checked. */
-function selectMatrix(args: BenchArgs): { engines: string[]; cases: RefCase[] } {
+/** `case|engine` keys of the pairs not run: the engine's adapter cannot build the scene's shapes. */
+type Skips = Set<string>;
+const pairKey = (caseName: string, engine: string) => `${caseName}|${engine}`;
+
+/** The engines and cases the flags select, checked, and the pairs among them that cannot run. */
+function selectMatrix(args: BenchArgs): { engines: string[]; cases: RefCase[]; skips: Skips } {
   const engines = args.engines ?? DEFAULT_ENGINES;
   for (const e of engines) if (!(e in ENGINES)) throw new Error(`unknown engine "${e}" (have: ${Object.keys(ENGINES).join(", ")})`);
   const cases = CASES.filter((c) => !args.scenes || args.scenes.includes(c.scene) || args.scenes.includes(c.name));
   if (cases.length === 0) throw new Error(`no case matches --scenes ${args.scenes?.join(",")}`);
-  return { engines, cases };
+  const skips: Skips = new Set();
+  for (const c of cases) {
+    const scene = sceneByName(c.scene);
+    if (!scene) throw new Error(`scene "${c.scene}" not in the registry`);
+    for (const e of engines) {
+      const missing = unsupportedShapes(e, scene);
+      if (missing.length === 0) continue;
+      skips.add(pairKey(c.name, e));
+      process.stderr.write(`${c.name} / ${e}: not run (the adapter builds no ${missing.join(", ")})\n`);
+    }
+  }
+  return { engines, cases, skips };
 }
 
 interface Table {
@@ -302,6 +329,7 @@ function buildTable(
   args: BenchArgs,
   engines: string[],
   cases: RefCase[],
+  skips: Skips,
   agg: Map<string, Map<string, Aggregate>>,
 ): Table {
   // Column layout: the references and "ours" always ("n/a" when not run), any other requested engine
@@ -321,7 +349,9 @@ function buildTable(
     rows.push([
       row.scene,
       row.metric(steps, any),
-      ...columns.map((e) => (engines.includes(e) ? cell(row.kind, byEngine?.get(e), row.key) : "n/a")),
+      ...columns.map((e) =>
+        engines.includes(e) && !skips.has(pairKey(row.caseName, e)) ? cell(row.kind, byEngine?.get(e), row.key) : "n/a",
+      ),
       ...REFERENCE_ENGINES.map((e) => ratio(row.kind, byEngine?.get("ours"), byEngine?.get(e), row.key)),
       row.anchor,
     ]);
@@ -334,6 +364,7 @@ function buildTable(
       ...columns.map((e) => {
         if (!engines.includes(e)) return "n/a";
         const differ = cases.filter((c) => agg.get(c.name)?.get(e)?.same.hash === false).map((c) => c.name);
+        if (cases.every((c) => skips.has(pairKey(c.name, e)))) return "n/a";
         return differ.length === 0 ? "yes" : `no: ${differ.join(",")}`;
       }),
       ...REFERENCE_ENGINES.map(() => ""),
@@ -355,7 +386,8 @@ function printReport(args: BenchArgs, table: Table, results: RunResult[]): void 
   process.stdout.write(
     "\nx = bullet centre's distance along its path after the last step. CCD on = every dynamic body gets CCD " +
       "(world.ccd); Rapier (0.21, and the 0.20 SIMD build) then lets the bullet through a CCD-enabled dynamic " +
-      "wall (dimforge/rapier#984), with CCD on the bullet only it stops. cannon-es has no CCD.\n",
+      "wall (dimforge/rapier#984), with CCD on the bullet only it stops. cannon-es has no CCD. shapes1000: cannon-es " +
+      "n/a (its adapter builds spheres and boxes only).\n",
   );
   if (failures.length > 0) {
     process.stdout.write(`\n${failures.length} run(s) failed:\n`);
@@ -373,7 +405,7 @@ function main(): void {
     return;
   }
 
-  const { engines, cases } = selectMatrix(args);
+  const { engines, cases, skips } = selectMatrix(args);
 
   process.stderr.write(
     `reference bench: ${cases.length} cases x ${engines.length} engines x ${args.runs} runs${args.quick ? " (quick)" : ""}\n`,
@@ -385,9 +417,10 @@ function main(): void {
     runs: args.runs,
     childArgs: args.quick ? ["--quick"] : [],
     summary: summarizeRun,
+    skip: (caseName, engine) => skips.has(pairKey(caseName, engine)),
   });
   const agg = aggregate(results);
-  printReport(args, buildTable(args, engines, cases, agg), results);
+  printReport(args, buildTable(args, engines, cases, skips, agg), results);
 }
 
 main();

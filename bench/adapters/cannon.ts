@@ -14,6 +14,20 @@ import {
 import type { BenchEngine } from "./types.ts";
 
 /**
+ * The shape types this adapter builds. cannon-es has no capsule, and its convex polyhedron, height field
+ * and trimesh need conventions of their own (faces given by hand, a z-up field); the reference bench
+ * shows "n/a" for cannon-es on scenes with any other shape instead of running them.
+ */
+export const CANNON_SHAPES: readonly string[] = ["sphere", "box"];
+
+function cannonShape(def: BodyDef): CANNON.Shape {
+  const s = def.shape;
+  if (s.type === "sphere") return new CANNON.Sphere(s.radius);
+  if (s.type === "box") return new CANNON.Box(new CANNON.Vec3(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]));
+  throw new Error(`cannon-es adapter: body ${def.id}: ${s.type} shapes are not supported`);
+}
+
+/**
  * cannon-es 0.20 reference adapter.
  *
  * Settings a typical user has: `new World()` with its defaults: GSSolver with 10 iterations,
@@ -89,10 +103,7 @@ export class CannonEngine implements BenchEngine {
     const damping = (c: number): number => 1 - (1 + h * c) ** (-1 / h);
 
     for (const def of scenario.bodies) {
-      const shape =
-        def.shape.type === "sphere"
-          ? new CANNON.Sphere(def.shape.radius)
-          : new CANNON.Box(new CANNON.Vec3(def.shape.halfExtents[0], def.shape.halfExtents[1], def.shape.halfExtents[2]));
+      const shape = cannonShape(def);
       const type =
         def.type === "dynamic" ? CANNON.Body.DYNAMIC : def.type === "kinematic" ? CANNON.Body.KINEMATIC : CANNON.Body.STATIC;
       const q = unitRotation(def);

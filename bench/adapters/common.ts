@@ -1,4 +1,4 @@
-import type { BodyDef, QuatTuple, Vec3Tuple } from "../../shared/engine/types.ts";
+import type { BodyDef, HeightfieldShapeDef, QuatTuple, Vec3Tuple } from "../../shared/engine/types.ts";
 import type { Scenario } from "../../shared/scenarios/format.ts";
 
 /**
@@ -27,10 +27,25 @@ export function resolveWorld(scenario: Scenario): ResolvedWorld {
   return { gravity: [g[0], g[1], g[2]], dt: 1 / (w.tickRate ?? DEFAULT_TICK_RATE), ccd: w.ccd === true };
 }
 
+/**
+ * Volume of a body's shape, m³, where it has a closed form (sphere, box, capsule, cylinder). Hulls and
+ * compounds are left to the engine (Rapier computes them from the density); meshes and height fields
+ * have no volume (never dynamic).
+ */
 export function shapeVolume(def: BodyDef): number {
   const s = def.shape;
-  if (s.type === "sphere") return (4 / 3) * Math.PI * s.radius * s.radius * s.radius;
-  return 8 * s.halfExtents[0] * s.halfExtents[1] * s.halfExtents[2];
+  switch (s.type) {
+    case "sphere":
+      return (4 / 3) * Math.PI * s.radius * s.radius * s.radius;
+    case "box":
+      return 8 * s.halfExtents[0] * s.halfExtents[1] * s.halfExtents[2];
+    case "capsule":
+      return Math.PI * s.radius * s.radius * (2 * s.halfHeight + (4 / 3) * s.radius);
+    case "cylinder":
+      return 2 * Math.PI * s.radius * s.radius * s.halfHeight;
+    default:
+      throw new Error(`body ${def.id}: no closed-form volume for a ${s.type}`);
+  }
 }
 
 /** Mass of a dynamic body: `mass` wins, else density (default 1) x volume. */
@@ -66,4 +81,29 @@ export function combineRestitution(a: number, b: number): number {
 
 export function vec(v: Vec3Tuple | undefined): Vec3Tuple {
   return v ? [v[0], v[1], v[2]] : [0, 0, 0];
+}
+
+/** Points as one flat [x0, y0, z0, x1, ...] Float32Array (what Rapier's hull and mesh builders take). */
+export function flatPoints(points: readonly Vec3Tuple[]): Float32Array {
+  const out = new Float32Array(points.length * 3);
+  for (let i = 0; i < points.length; i++) {
+    out[3 * i] = points[i][0];
+    out[3 * i + 1] = points[i][1];
+    out[3 * i + 2] = points[i][2];
+  }
+  return out;
+}
+
+/**
+ * A height field's samples in column-major order: ours are row-major (heights[r * cols + c], row r along
+ * z, column c along x); a column-major matrix with the same rows and columns holds sample (r, c) at
+ * r + c * rows. That is Rapier's layout (its matrix rows run along z, columns along x).
+ */
+export function heightfieldColumnMajor(shape: HeightfieldShapeDef): Float32Array {
+  const { rows, cols, heights } = shape;
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) out[r + c * rows] = heights[r * cols + c];
+  }
+  return out;
 }

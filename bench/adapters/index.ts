@@ -1,4 +1,6 @@
-import { CannonEngine } from "./cannon.ts";
+import type { ShapeDef } from "../../shared/engine/types.ts";
+import type { Scenario } from "../../shared/scenarios/format.ts";
+import { CANNON_SHAPES, CannonEngine } from "./cannon.ts";
 import { OurEngine } from "./ours.ts";
 import { RAPIER_COMPAT, RAPIER_SIMD_COMPAT, RapierEngine } from "./rapier.ts";
 import type { BenchEngineFactory } from "./types.ts";
@@ -29,4 +31,27 @@ export function createEngine(name: string): ReturnType<BenchEngineFactory> {
   const f = ENGINES[name];
   if (!f) throw new Error(`unknown engine "${name}" (have: ${Object.keys(ENGINES).join(", ")})`);
   return f();
+}
+
+/** Shape types each engine's adapter can build, where it cannot build them all (absent: every shape). */
+const SHAPE_SUPPORT: Record<string, readonly string[]> = {
+  "cannon-es": CANNON_SHAPES,
+  "cannon-es-sap": CANNON_SHAPES,
+};
+
+function shapeTypes(shape: ShapeDef, out: Set<string>): void {
+  out.add(shape.type);
+  if (shape.type === "compound") for (const child of shape.children) shapeTypes(child.shape, out);
+}
+
+/**
+ * The shape types of `scenario` that engine `name` cannot build (compound children included); empty when
+ * it can run the scene. The bench shows "n/a" for such (scene, engine) pairs instead of running them.
+ */
+export function unsupportedShapes(name: string, scenario: Scenario): string[] {
+  const supported = SHAPE_SUPPORT[name];
+  if (!supported) return [];
+  const types = new Set<string>();
+  for (const b of scenario.bodies) shapeTypes(b.shape, types);
+  return [...types].filter((t) => !supported.includes(t));
 }

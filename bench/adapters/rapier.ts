@@ -1,7 +1,8 @@
 import type RapierCompat from "@dimforge/rapier3d-compat";
 import type RapierSimdCompat from "@dimforge/rapier3d-simd-compat";
+import type { BodyDef, ConvexShapeDef, ShapeDef } from "../../shared/engine/types.ts";
 import type { Scenario } from "../../shared/scenarios/format.ts";
-import { bodyMass, frictionOf, resolveWorld, restitutionOf, unitRotation, vec } from "./common.ts";
+import { bodyMass, flatPoints, frictionOf, heightfieldColumnMajor, resolveWorld, restitutionOf, unitRotation, vec } from "./common.ts";
 import type { BenchEngine } from "./types.ts";
 
 // The part of a Rapier JS module the adapter uses, written out so that both builds (different packages
@@ -26,6 +27,8 @@ interface RBodyDesc {
   setCanSleep(canSleep: boolean): unknown;
 }
 interface RColliderDesc {
+  setTranslation(x: number, y: number, z: number): unknown;
+  setRotation(q: RQuat): unknown;
   setFriction(friction: number): unknown;
   setFrictionCombineRule(rule: number): unknown;
   setRestitution(restitution: number): unknown;
@@ -34,6 +37,8 @@ interface RColliderDesc {
   setDensity(density: number): unknown;
 }
 interface RBody {
+  mass(): number;
+  recomputeMassPropertiesFromColliders(): void;
   translation(): RVec;
   rotation(): RQuat;
   isSleeping(): boolean;
@@ -47,12 +52,17 @@ interface RIntegrationParameters {
   lengthUnit: number;
   maxCcdSubsteps: number;
 }
+/** A created collider: only what the mass of a compound given by `mass` needs. */
+interface RCollider {
+  volume(): number;
+  setDensity(density: number): void;
+}
 interface RWorld<BD, CD, B> {
   timestep: number;
   /** contact_natural_frequency is write-only in Rapier's API (no getter). */
   integrationParameters: RIntegrationParameters & { contact_natural_frequency: number };
   createRigidBody(desc: BD): B;
-  createCollider(desc: CD, parent: B): unknown;
+  createCollider(desc: CD, parent: B): RCollider;
   step(): void;
   free(): void;
 }
@@ -62,8 +72,69 @@ interface RapierModule<BD extends RBodyDesc, CD extends RColliderDesc, B extends
   version(): string;
   World: new (gravity: RVec) => RWorld<BD, CD, B>;
   RigidBodyDesc: { dynamic(): BD; kinematicVelocityBased(): BD; fixed(): BD };
-  ColliderDesc: { ball(radius: number): CD; cuboid(hx: number, hy: number, hz: number): CD };
+  ColliderDesc: {
+    ball(radius: number): CD;
+    cuboid(hx: number, hy: number, hz: number): CD;
+    capsule(halfHeight: number, radius: number): CD;
+    cylinder(halfHeight: number, radius: number): CD;
+    convexHull(points: Float32Array): CD | null;
+    trimesh(vertices: Float32Array, indices: Uint32Array, flags?: number): CD;
+    heightfield(nrows: number, ncols: number, heights: Float32Array, scale: RVec, flags?: number): CD;
+  };
   CoefficientCombineRule: { Multiply: number; Max: number };
+  HeightFieldFlags: { FIX_INTERNAL_EDGES: number };
+  TriMeshFlags: { FIX_INTERNAL_EDGES: number };
+}
+
+/**
+ * One shape's collider descriptor (not yet placed or given a material).
+ * - capsule, cylinder: Rapier's take (halfHeight, radius), along local y like ours.
+ * - hull: Rapier computes the hull of the points itself (`convexHull`; null for a degenerate set, which
+ *   scenario validation already refuses).
+ * - mesh: `trimesh` with FIX_INTERNAL_EDGES, the counterpart of our active-edge filtering.
+ * - heightfield: Rapier's `nrows` / `ncols` count cells (samples - 1), its heights are a column-major
+ *   (rows + 1) x (cols + 1) matrix whose row index runs along z and column index along x, and `scale`
+ *   is the field's whole x / z size, centred on the collider: the same layout as ours once the row-major
+ *   heights are re-ordered (heightfieldColumnMajor). Rapier splits each cell along the other diagonal
+ *   (from its low-x high-z to its high-x low-z corner; ours runs low-x low-z to high-x high-z), so the
+ *   two surfaces agree exactly only where a cell's corners are coplanar (every cell of shapes1000's
+ *   terrain). FIX_INTERNAL_EDGES as for meshes.
+ */
+export function colliderDesc<BD extends RBodyDesc, CD extends RColliderDesc, B extends RBody>(
+  R: RapierModule<BD, CD, B>,
+  shape: ShapeDef | ConvexShapeDef,
+): CD {
+  switch (shape.type) {
+    case "sphere":
+      return R.ColliderDesc.ball(shape.radius);
+    case "box":
+      return R.ColliderDesc.cuboid(shape.halfExtents[0], shape.halfExtents[1], shape.halfExtents[2]);
+    case "capsule":
+      return R.ColliderDesc.capsule(shape.halfHeight, shape.radius);
+    case "cylinder":
+      return R.ColliderDesc.cylinder(shape.halfHeight, shape.radius);
+    case "hull": {
+      const cd = R.ColliderDesc.convexHull(flatPoints(shape.points));
+      if (!cd) throw new Error(`Rapier could not build the hull of ${shape.points.length} points (degenerate)`);
+      return cd;
+    }
+    case "mesh":
+      return R.ColliderDesc.trimesh(
+        flatPoints(shape.vertices),
+        Uint32Array.from(shape.indices.flat()),
+        R.TriMeshFlags.FIX_INTERNAL_EDGES,
+      );
+    case "heightfield":
+      return R.ColliderDesc.heightfield(
+        shape.rows - 1,
+        shape.cols - 1,
+        heightfieldColumnMajor(shape),
+        { x: shape.size[0], y: 1, z: shape.size[1] },
+        R.HeightFieldFlags.FIX_INTERNAL_EDGES,
+      );
+    case "compound":
+      throw new Error("a compound is made of one collider per child (RapierEngine.createColliders)");
+  }
 }
 
 /** One Rapier build: its engine name and its package, imported and initialised on first use. */
@@ -137,8 +208,9 @@ const CONTACT_NATURAL_FREQUENCY = 30;
  * All colliders use the same rules, so Rapier's rule-priority tie-break never kicks in.
  *
  * Mass: `ColliderDesc.setMass(mass)` when the body has `mass`, else `setDensity(density ?? 1)` (Rapier
- * computes the inertia from the shape either way). Damping maps 1:1 (Rapier also does
- * v *= 1/(1 + h c)). Kinematic bodies are velocity-based.
+ * computes the inertia, and for hulls and compounds the centre of mass, from the shape either way); a
+ * compound is one collider per child on the body, its mass the sum of theirs, as ours. Damping maps 1:1
+ * (Rapier also does v *= 1/(1 + h c)). Kinematic bodies are velocity-based.
  *
  * Sleeping: Rapier bodies can sleep by default (default activation thresholds); with
  * `opts.sleep === false` every body gets `setCanSleep(false)`.
@@ -193,24 +265,52 @@ export class RapierEngine<BD extends RBodyDesc, CD extends RColliderDesc, B exte
       if (!opts.sleep) desc.setCanSleep(false);
       const body = world.createRigidBody(desc);
 
-      const cd =
-        def.shape.type === "sphere"
-          ? R.ColliderDesc.ball(def.shape.radius)
-          : R.ColliderDesc.cuboid(def.shape.halfExtents[0], def.shape.halfExtents[1], def.shape.halfExtents[2]);
-      cd.setFriction(Math.sqrt(frictionOf(def)));
-      cd.setFrictionCombineRule(R.CoefficientCombineRule.Multiply);
-      cd.setRestitution(restitutionOf(def));
-      cd.setRestitutionCombineRule(R.CoefficientCombineRule.Max);
-      if (def.type === "dynamic") {
-        if (def.mass !== undefined) cd.setMass(bodyMass(def));
-        else cd.setDensity(def.density ?? 1);
-      }
-      world.createCollider(cd, body);
+      this.createColliders(R, world, def, body);
 
       this.byId.set(def.id, body);
       if (def.type === "dynamic") this.dynamics.push(body);
     }
     this.world = world;
+  }
+
+  /**
+   * The body's colliders: one for a single shape, one per child for a compound (each placed with its
+   * child position and rotation), all with the body's material. Mass: see the class comment; a compound
+   * given by `mass` gets density mass / (sum of its children's volumes, as Rapier computes them), the
+   * sum our engine uses too (overlaps counted twice).
+   */
+  private createColliders(R: RapierModule<BD, CD, B>, world: RWorld<BD, CD, B>, def: BodyDef, body: B): void {
+    const descs: CD[] = [];
+    if (def.shape.type === "compound") {
+      for (const child of def.shape.children) {
+        const cd = colliderDesc(R, child.shape);
+        const p = vec(child.position);
+        const q = child.rotation ?? [0, 0, 0, 1];
+        cd.setTranslation(p[0], p[1], p[2]);
+        cd.setRotation({ x: q[0], y: q[1], z: q[2], w: q[3] });
+        descs.push(cd);
+      }
+    } else descs.push(colliderDesc(R, def.shape));
+    const single = descs.length === 1;
+    const colliders: RCollider[] = [];
+    for (const cd of descs) {
+      cd.setFriction(Math.sqrt(frictionOf(def)));
+      cd.setFrictionCombineRule(R.CoefficientCombineRule.Multiply);
+      cd.setRestitution(restitutionOf(def));
+      cd.setRestitutionCombineRule(R.CoefficientCombineRule.Max);
+      if (def.type === "dynamic") {
+        if (def.mass !== undefined && single) cd.setMass(bodyMass(def));
+        else cd.setDensity(def.mass !== undefined ? 1 : (def.density ?? 1));
+      }
+      colliders.push(world.createCollider(cd, body));
+    }
+    if (def.type === "dynamic" && def.mass !== undefined && !single) {
+      let volume = 0;
+      for (const c of colliders) volume += c.volume();
+      for (const c of colliders) c.setDensity(def.mass / volume);
+      // Rapier would apply the new densities at the next step; now, so the body is complete when created.
+      body.recomputeMassPropertiesFromColliders();
+    }
   }
 
   step(): void {
@@ -231,6 +331,11 @@ export class RapierEngine<BD extends RBodyDesc, CD extends RColliderDesc, B exte
   rotation(id: string): [number, number, number, number] {
     const q = this.body(id).rotation();
     return [q.x, q.y, q.z, q.w];
+  }
+
+  /** The body's mass as Rapier computed it, kg (not part of BenchEngine: for checking the mass mapping). */
+  mass(id: string): number {
+    return this.body(id).mass();
   }
 
   sleepingCount(): number {
