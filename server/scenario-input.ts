@@ -12,6 +12,32 @@ export interface ScenarioCaps {
   maxTickRate?: number;
   /** Largest scenario JSON (UTF-8 bytes of its compact serialisation). Default 3.5 MiB. */
   maxJsonBytes?: number;
+  /** Most hull points, all hulls together (counted before validation builds any). Default: no cap. */
+  maxHullPoints?: number;
+}
+
+/** Hull points of a raw scenario (hull bodies and compound children), counted without trusting its shape. */
+function hullPoints(input: object): { count: number; first: string } {
+  let count = 0;
+  let first = "";
+  const bodies = (input as { bodies?: unknown }).bodies;
+  if (!Array.isArray(bodies)) return { count, first };
+  const visit = (shape: unknown, path: string) => {
+    if (shape === null || typeof shape !== "object") return;
+    const s = shape as { type?: unknown; points?: unknown; children?: unknown };
+    if (s.type === "hull" && Array.isArray(s.points)) {
+      count += s.points.length;
+      if (first === "") first = `${path}.points`;
+    } else if (s.type === "compound" && Array.isArray(s.children)) {
+      s.children.forEach((child, i) => {
+        if (child !== null && typeof child === "object") visit((child as { shape?: unknown }).shape, `${path}.children[${i}].shape`);
+      });
+    }
+  };
+  bodies.forEach((body, i) => {
+    if (body !== null && typeof body === "object") visit((body as { shape?: unknown }).shape, `bodies[${i}].shape`);
+  });
+  return { count, first };
 }
 
 /** Default JSON size cap: under the admin API's 4 MiB body limit, so the 400 names the field. */
@@ -44,6 +70,12 @@ export function resolveScenario(input: unknown, prefix = "scenario", caps: Scena
     return fail(prefix, "is not serialisable as JSON");
   }
   if (bytes > maxJsonBytes) return fail(prefix, `scenario JSON is ${bytes} bytes, at most ${maxJsonBytes} allowed`);
+  if (caps.maxHullPoints !== undefined) {
+    const hulls = hullPoints(input);
+    if (hulls.count > caps.maxHullPoints) {
+      return fail(`${prefix}.${hulls.first}`, `the scenario's hulls have ${hulls.count} points in all, at most ${caps.maxHullPoints} allowed in this room`);
+    }
+  }
   const result = validateScenario(input, caps.maxBodies !== undefined ? { maxBodies: caps.maxBodies } : undefined);
   if (!result.ok) {
     const issues = result.issues.map((i) => ({
