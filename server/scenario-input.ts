@@ -14,18 +14,28 @@ export interface ScenarioCaps {
   maxJsonBytes?: number;
   /** Most hull points, all hulls together (counted before validation builds any). Default: no cap. */
   maxHullPoints?: number;
+  /** Most mesh triangles, all meshes together (counted before validation). Default: no cap. */
+  maxMeshTriangles?: number;
 }
 
-/** Hull points of a raw scenario (hull bodies and compound children), counted without trusting its shape. */
-function hullPoints(input: object): { count: number; first: string } {
+/**
+ * Hull points (hull bodies and compound children) and mesh triangles of a raw scenario, counted without
+ * trusting its shape, with the path of the first hull and mesh.
+ */
+function costlyGeometry(input: object): { count: number; first: string; triangles: number; firstMesh: string } {
   let count = 0;
   let first = "";
+  let triangles = 0;
+  let firstMesh = "";
   const bodies = (input as { bodies?: unknown }).bodies;
-  if (!Array.isArray(bodies)) return { count, first };
+  if (!Array.isArray(bodies)) return { count, first, triangles, firstMesh };
   const visit = (shape: unknown, path: string) => {
     if (shape === null || typeof shape !== "object") return;
-    const s = shape as { type?: unknown; points?: unknown; children?: unknown };
-    if (s.type === "hull" && Array.isArray(s.points)) {
+    const s = shape as { type?: unknown; points?: unknown; children?: unknown; indices?: unknown };
+    if (s.type === "mesh" && Array.isArray(s.indices)) {
+      triangles += s.indices.length;
+      if (firstMesh === "") firstMesh = `${path}.indices`;
+    } else if (s.type === "hull" && Array.isArray(s.points)) {
       count += s.points.length;
       if (first === "") first = `${path}.points`;
     } else if (s.type === "compound" && Array.isArray(s.children)) {
@@ -37,7 +47,7 @@ function hullPoints(input: object): { count: number; first: string } {
   bodies.forEach((body, i) => {
     if (body !== null && typeof body === "object") visit((body as { shape?: unknown }).shape, `bodies[${i}].shape`);
   });
-  return { count, first };
+  return { count, first, triangles, firstMesh };
 }
 
 /** Default JSON size cap: under the admin API's 4 MiB body limit, so the 400 names the field. */
@@ -70,10 +80,13 @@ export function resolveScenario(input: unknown, prefix = "scenario", caps: Scena
     return fail(prefix, "is not serialisable as JSON");
   }
   if (bytes > maxJsonBytes) return fail(prefix, `scenario JSON is ${bytes} bytes, at most ${maxJsonBytes} allowed`);
-  if (caps.maxHullPoints !== undefined) {
-    const hulls = hullPoints(input);
-    if (hulls.count > caps.maxHullPoints) {
-      return fail(`${prefix}.${hulls.first}`, `the scenario's hulls have ${hulls.count} points in all, at most ${caps.maxHullPoints} allowed in this room`);
+  if (caps.maxHullPoints !== undefined || caps.maxMeshTriangles !== undefined) {
+    const g = costlyGeometry(input);
+    if (caps.maxHullPoints !== undefined && g.count > caps.maxHullPoints) {
+      return fail(`${prefix}.${g.first}`, `the scenario's hulls have ${g.count} points in all, at most ${caps.maxHullPoints} allowed in this room`);
+    }
+    if (caps.maxMeshTriangles !== undefined && g.triangles > caps.maxMeshTriangles) {
+      return fail(`${prefix}.${g.firstMesh}`, `the scenario's meshes have ${g.triangles} triangles in all, at most ${caps.maxMeshTriangles} allowed in this room`);
     }
   }
   const result = validateScenario(input, caps.maxBodies !== undefined ? { maxBodies: caps.maxBodies } : undefined);

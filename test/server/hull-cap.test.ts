@@ -44,4 +44,24 @@ describe("hull points in a player's scenario", () => {
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.issues[0].path).toBe("scenario.bodies[0].shape.children[0].shape.points");
   });
+
+  it("a mesh of more than 8192 triangles is refused before it is built", () => {
+    const n = 65;
+    const vertices: number[][] = [];
+    const indices: number[][] = [];
+    for (let r = 0; r <= n; r++) for (let c = 0; c <= n; c++) vertices.push([c, 0, r]);
+    for (let r = 0; r < n; r++) {
+      for (let c = 0; c < n; c++) {
+        const i = r * (n + 1) + c;
+        indices.push([i, i + n + 1, i + 1], [i + 1, i + n + 1, i + n + 2]);
+      }
+    }
+    const refused = resolveScenario({ name: "mesh", bodies: [{ id: "m", type: "static", shape: { type: "mesh", vertices, indices }, position: [0, 0, 0] }] }, "scenario", caps);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.issues).toEqual([
+        { path: "scenario.bodies[0].shape.indices", message: "the scenario's meshes have 8450 triangles in all, at most 8192 allowed in this room" },
+      ]);
+    }
+  });
 });
