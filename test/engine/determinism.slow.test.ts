@@ -25,7 +25,7 @@ const GOLDEN = {
   bounce_240: "d29c7b1e57012990",
   scripted_480: "0eb7d87c65a0a850",
   /** Every shape (playground) with a capsule character, a thrown hull and a removed compound. */
-  playground_480: "443b0015404ab2de",
+  playground_480: "a1adad153a2aa2a8",
 };
 
 describe("determinism", () => {

@@ -66,10 +66,15 @@ const TRI_FACE_VERTICES = new Int32Array([0, 1, 2, 0, 2, 1]);
 const TRI_EDGES = new Int32Array([0, 1, 1, 2, 2, 0]);
 const TRI_EDGE_FACES = new Int32Array([0, 1, 0, 1, 0, 1]);
 
+const IDENTITY = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+
 /** Fills `v` from a box, hull or triangle proxy. */
 export function fillPolyView(v: PolyView, p: ConvexProxy): void {
   v.kind = p.kind;
-  v.rot.set(p.rot);
+  // A triangle's proxy has no rotation of its own (its corners are in world space): whatever a reused
+  // proxy last held must not order its points (a restored snapshot's proxies start blank).
+  if (p.kind === PROXY_TRIANGLE) v.rot.set(IDENTITY);
+  else v.rot.set(p.rot);
   if (p.kind === PROXY_BOX) fillBox(v, p);
   else if (p.kind === PROXY_HULL) fillHull(v, p);
   else if (p.kind === PROXY_TRIANGLE) fillTriangle(v, p);

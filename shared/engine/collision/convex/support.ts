@@ -1,5 +1,5 @@
 import { type PolyView, polySupportIndex } from "./poly-view.ts";
-import { type ConvexProxy, PROXY_CAPSULE, PROXY_CYLINDER, PROXY_SPHERE } from "./proxy.ts";
+import { type ConvexProxy, PROXY_CAPSULE, PROXY_CYLINDER, PROXY_SPHERE, PROXY_TRIANGLE } from "./proxy.ts";
 
 /**
  * Support mappings and supporting features of the convex proxies, in world space.
@@ -37,6 +37,8 @@ const CYL_RIM = 3;
  * from outside, with its outward normal and plane offset). `vid` gives each point a small id that is
  * stable while the feature stays the same; `featureId` names the feature itself.
  */
+const IDENTITY_ROT = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+
 export class Feature {
   count = 0;
   readonly pts = new Float64Array(3 * MAX_FEATURE_POINTS);
@@ -110,7 +112,9 @@ export function supportCore(p: ConvexProxy, v: PolyView, d: Float64Array, out: F
 export function supportingFeature(p: ConvexProxy, v: PolyView, d: Float64Array, f: Feature): void {
   const kind = p.kind;
   f.exact = true;
-  f.rot.set(p.rot);
+  // A triangle's corners are in world space; its proxy's rotation is stale (see fillPolyView).
+  if (kind === PROXY_TRIANGLE) f.rot.set(IDENTITY_ROT);
+  else f.rot.set(p.rot);
   if (kind === PROXY_SPHERE) {
     f.count = 1;
     f.pts[0] = p.pos[0];
