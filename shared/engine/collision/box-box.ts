@@ -1,5 +1,6 @@
 import type { BodyStore } from "../dynamics/body-store.ts";
 import { matrixFromQuat } from "../math/quat.ts";
+import { reducePoints } from "./reduce-points.ts";
 import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_A, NORMAL_OF_B, NORMAL_OF_NEITHER } from "./manifold.ts";
 
 /**
@@ -30,6 +31,7 @@ const candidates = new Float64Array(MAX_POLY * 3);
 const candidateSep = new Float64Array(MAX_POLY);
 const candidateId = new Int32Array(MAX_POLY);
 const keep = new Int32Array(MAX_MANIFOLD_POINTS);
+const reduceNormal = new Float64Array(3);
 /** Edge-edge axis handed to edgeContact (scratch, so no doubles are passed as arguments). */
 const edgeAxis = new Float64Array(3);
 
@@ -264,7 +266,13 @@ function faceContact(
     m++;
   }
   if (m === 0) return;
-  const count = m > MAX_MANIFOLD_POINTS ? reduce(m, axis, s) : identityKeep(m);
+  let count: number;
+  if (m > MAX_MANIFOLD_POINTS) {
+    // The reference normal in the reference frame: s along the face's axis.
+    reduceNormal[0] = reduceNormal[1] = reduceNormal[2] = 0;
+    reduceNormal[axis] = s;
+    count = reducePoints(candidates, candidateSep, m, reduceNormal, keep);
+  } else count = identityKeep(m);
 
   // Reference normal in world space (column `axis` of R).
   const nwx = s * R[axis];
@@ -368,61 +376,6 @@ function clip(
 function identityKeep(m: number): number {
   for (let k = 0; k < m; k++) keep[k] = k;
   return m;
-}
-
-/**
- * Reduces the candidates to 4: the deepest point, the one farthest from it, then the two that give the
- * largest triangle area on either side of that line (measured along the reference normal).
- */
-function reduce(m: number, axis: number, s: number): number {
-  let p0 = 0;
-  for (let k = 1; k < m; k++) if (candidateSep[k] < candidateSep[p0]) p0 = k;
-  const x0 = candidates[p0 * 3];
-  const y0 = candidates[p0 * 3 + 1];
-  const z0 = candidates[p0 * 3 + 2];
-  let p1 = -1;
-  let best = -1;
-  for (let k = 0; k < m; k++) {
-    if (k === p0) continue;
-    const dx = candidates[k * 3] - x0;
-    const dy = candidates[k * 3 + 1] - y0;
-    const dz = candidates[k * 3 + 2] - z0;
-    const d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 > best) {
-      best = d2;
-      p1 = k;
-    }
-  }
-  const ex = candidates[p1 * 3] - x0;
-  const ey = candidates[p1 * 3 + 1] - y0;
-  const ez = candidates[p1 * 3 + 2] - z0;
-  let p2 = -1;
-  let p3 = -1;
-  let maxArea = 0;
-  let minArea = 0;
-  for (let k = 0; k < m; k++) {
-    if (k === p0 || k === p1) continue;
-    const fx = candidates[k * 3] - x0;
-    const fy = candidates[k * 3 + 1] - y0;
-    const fz = candidates[k * 3 + 2] - z0;
-    // (e × f) · n with n = s * axis unit vector.
-    const cross = axis === 0 ? ey * fz - ez * fy : axis === 1 ? ez * fx - ex * fz : ex * fy - ey * fx;
-    const area = s * cross;
-    if (area > maxArea) {
-      maxArea = area;
-      p2 = k;
-    }
-    if (area < minArea) {
-      minArea = area;
-      p3 = k;
-    }
-  }
-  let count = 0;
-  keep[count++] = p0;
-  keep[count++] = p1;
-  if (p2 >= 0) keep[count++] = p2;
-  if (p3 >= 0) keep[count++] = p3;
-  return count;
 }
 
 function edgeContact(

@@ -1,4 +1,5 @@
 import { MAX_MANIFOLD_POINTS, type ManifoldOut, NORMAL_OF_A, NORMAL_OF_B, NORMAL_OF_NEITHER } from "../manifold.ts";
+import { reducePoints } from "../reduce-points.ts";
 import { closestSegments, seg, segOut } from "./gjk.ts";
 import { Feature, MAX_FEATURE_POINTS, SIDE_SIN } from "./support.ts";
 
@@ -194,7 +195,7 @@ function faceContact(out: ManifoldOut, ref: Feature, inc: Feature, refIsB: boole
   refN[0] = nx;
   refN[1] = ny;
   refN[2] = nz;
-  const count = m > MAX_MANIFOLD_POINTS ? reduce(m) : identityKeep(m);
+  const count = m > MAX_MANIFOLD_POINTS ? reducePoints(cand, candSep, m, refN, keep) : identityKeep(m);
   const base = ((refIsB ? 1 : 0) << 30) | ((ref.featureId & 1023) << 20) | ((inc.featureId & 127) << 13);
   const incPts = refIsB ? out.pointA : out.pointB;
   const refPts = refIsB ? out.pointB : out.pointA;
@@ -288,59 +289,6 @@ function clipPlane(
 function identityKeep(m: number): number {
   for (let k = 0; k < m; k++) keep[k] = k;
   return m;
-}
-
-/** Deepest point, the one farthest from it, then the largest triangles on either side of that line. */
-function reduce(m: number): number {
-  const nx = refN[0];
-  const ny = refN[1];
-  const nz = refN[2];
-  let p0 = 0;
-  for (let k = 1; k < m; k++) if (candSep[k] < candSep[p0]) p0 = k;
-  const x0 = cand[3 * p0];
-  const y0 = cand[3 * p0 + 1];
-  const z0 = cand[3 * p0 + 2];
-  let p1 = -1;
-  let best = -1;
-  for (let k = 0; k < m; k++) {
-    if (k === p0) continue;
-    const dx = cand[3 * k] - x0;
-    const dy = cand[3 * k + 1] - y0;
-    const dz = cand[3 * k + 2] - z0;
-    const d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 > best) {
-      best = d2;
-      p1 = k;
-    }
-  }
-  const ex = cand[3 * p1] - x0;
-  const ey = cand[3 * p1 + 1] - y0;
-  const ez = cand[3 * p1 + 2] - z0;
-  let p2 = -1;
-  let p3 = -1;
-  let maxArea = 0;
-  let minArea = 0;
-  for (let k = 0; k < m; k++) {
-    if (k === p0 || k === p1) continue;
-    const fx = cand[3 * k] - x0;
-    const fy = cand[3 * k + 1] - y0;
-    const fz = cand[3 * k + 2] - z0;
-    const area = (ey * fz - ez * fy) * nx + (ez * fx - ex * fz) * ny + (ex * fy - ey * fx) * nz;
-    if (area > maxArea) {
-      maxArea = area;
-      p2 = k;
-    }
-    if (area < minArea) {
-      minArea = area;
-      p3 = k;
-    }
-  }
-  let count = 0;
-  keep[count++] = p0;
-  keep[count++] = p1;
-  if (p2 >= 0) keep[count++] = p2;
-  if (p3 >= 0) keep[count++] = p3;
-  return count;
 }
 
 /**
