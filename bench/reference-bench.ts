@@ -11,18 +11,20 @@
  *   --runs N      runs per (scene, engine), each a fresh process; medians reported (default 3, 1 with --quick)
  *   --quick       fewer steps (smoke test; timings and outcomes are then NOT comparable to the anchors)
  *   --scenes a,b  only these scenes (registry names: stack10, pyramid20, pile1000, heap1000, rain2000,
- *                 shapes1000, failure-lab) or case names (e.g. pile1000-sleep)
+ *                 shapes1000, chain, ragdolls, bridge, cart, failure-lab) or case names (e.g. pile1000-sleep,
+ *                 chain-hang)
  *   --engines x,y only these engines (names in bench/adapters/index.ts; default
  *                 cannon-es,rapier,rapier-simd,ours)
  *
  * Full run: about 6-8 minutes on the 2-core machine, almost all of it cannon-es.
  * Timing: only `engine.step()` is timed (performance.now() around it); see each case's window.
- * A (scene, engine) pair whose shapes the engine's adapter cannot build (cannon-es on shapes1000) is not
- * run: its cells read "n/a".
+ * A (scene, engine) pair whose shapes or joints the engine's adapter cannot build (cannon-es on shapes1000,
+ * or on hinge limits) is not run: its cells read "n/a".
  */
 import { fileURLToPath } from "node:url";
 import type { Scenario } from "../shared/scenarios/format.ts";
-import { createEngine, DEFAULT_ENGINES, ENGINES, REFERENCE_ENGINES, unsupportedShapes } from "./adapters/index.ts";
+import { createEngine, DEFAULT_ENGINES, ENGINES, REFERENCE_ENGINES, unsupportedJoints, unsupportedShapes } from "./adapters/index.ts";
+import { chainStretchMeter, hangChainStraight } from "./chain-stretch.ts";
 import {
   type Aggregate,
   aggregate,
@@ -55,7 +57,7 @@ function sceneByName(name: string): Scenario | undefined {
   return getBuiltinScenario(name) ?? (Object.hasOwn(OWN_SCENES, name) ? OWN_SCENES[name]() : undefined);
 }
 
-type Probe = "top" | "asleep" | "tunnel" | "sleepingAtEnd";
+type Probe = "top" | "asleep" | "tunnel" | "sleepingAtEnd" | "stretch";
 
 interface RefCase {
   /** Case id (child-process argument, --scenes filter). */
@@ -95,6 +97,22 @@ const CASES: RefCase[] = [
   { name: "heap1000", scene: "heap1000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
   { name: "rain2000", scene: "rain2000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
   { name: "shapes1000", scene: "shapes1000", sleep: false, steps: 600, quickSteps: 120, window: lastHalf, probes: [] },
+  // Joints: Rapier's impulse joints at its defaults (bench/adapters/rapier.ts, createJoint).
+  { name: "chain", scene: "chain", sleep: false, steps: 600, quickSteps: 120, window: after30, probes: ["stretch"] },
+  { name: "ragdolls", scene: "ragdolls", sleep: false, steps: 600, quickSteps: 120, window: after30, probes: [] },
+  { name: "bridge", scene: "bridge", sleep: false, steps: 600, quickSteps: 120, window: after30, probes: [] },
+  { name: "cart", scene: "cart", sleep: false, steps: 600, quickSteps: 120, window: after30, probes: [] },
+  {
+    // The chain of `chain` hanging straight down with its ball, nothing else: its stretch at rest after 10 s.
+    name: "chain-hang",
+    scene: "chain",
+    sleep: false,
+    steps: 600,
+    quickSteps: 600,
+    window: null,
+    transform: hangChainStraight,
+    probes: ["stretch"],
+  },
   { name: "stack10", scene: "stack10", sleep: false, steps: 1200, quickSteps: 1200, window: after30, probes: ["top"] },
   { name: "stack10-sleep", scene: "stack10", sleep: true, steps: 1200, quickSteps: 600, window: null, probes: ["asleep"] },
   {
@@ -161,7 +179,19 @@ async function runCase(c: RefCase, engineName: string, quick: boolean): Promise<
   const m: Metrics = { steps, bodies: scenario.bodies.length };
 
   const tracker = allAsleepTracker(engine);
-  const t = timeSteps(engine, steps, 0, { onStep: c.probes.includes("asleep") ? tracker.onStep : undefined });
+  // Chain stretch: sampled every 10th step (outside the timed call) for its maximum, and after the last.
+  const stretch = c.probes.includes("stretch") ? chainStretchMeter(scenario) : null;
+  let maxStretch = 0;
+  const onStep =
+    stretch !== null
+      ? (k: number) => {
+          if (k % 10 === 0) maxStretch = Math.max(maxStretch, stretch(engine));
+          return undefined;
+        }
+      : c.probes.includes("asleep")
+        ? tracker.onStep
+        : undefined;
+  const t = timeSteps(engine, steps, 0, { onStep });
   if (c.window) {
     const [from, to] = c.window(steps);
     const w = t.window(from, to);
@@ -175,6 +205,10 @@ async function runCase(c: RefCase, engineName: string, quick: boolean): Promise<
     const ds = driftAndSink(engine, scenario, top);
     m.topDrift = ds.drift;
     m.topSink = ds.sink;
+  }
+  if (stretch !== null) {
+    m.stretch = stretch(engine);
+    m.maxStretch = Math.max(maxStretch, m.stretch);
   }
   if (c.probes.includes("asleep")) m.allAsleepStep = tracker.step;
   if (c.probes.includes("sleepingAtEnd")) m.sleepingAtEnd = `${engine.sleepingCount()}/${engine.dynamicCount()}`;
@@ -192,7 +226,7 @@ async function runCase(c: RefCase, engineName: string, quick: boolean): Promise<
 // ---------------------------------------------------------------------------------------------------
 // Parent: table
 
-type Kind = "ms" | "m" | "step" | "text" | "tunnel";
+type Kind = "ms" | "m" | "pct" | "step" | "text" | "tunnel";
 
 interface Row {
   caseName: string;
@@ -214,6 +248,12 @@ const ROWS: Row[] = [
   { caseName: "heap1000", scene: "heap1000", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
   { caseName: "rain2000", scene: "rain2000", key: "ms", kind: "ms", metric: msLabel, anchor: "56.3 / 3.17" },
   { caseName: "shapes1000", scene: "shapes1000", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
+  { caseName: "chain", scene: "chain", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
+  { caseName: "chain", scene: "chain", key: "maxStretch", kind: "pct", metric: (s) => `max chain stretch @1..${s}, %`, anchor: "" },
+  { caseName: "chain-hang", scene: "chain hanging", key: "stretch", kind: "pct", metric: (s) => `chain stretch at rest @${s}, %`, anchor: "" },
+  { caseName: "ragdolls", scene: "ragdolls", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
+  { caseName: "bridge", scene: "bridge", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
+  { caseName: "cart", scene: "cart", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
   { caseName: "stack10", scene: "stack10", key: "ms", kind: "ms", metric: msLabel, anchor: "" },
   { caseName: "stack10", scene: "stack10", key: "topDrift", kind: "m", metric: (s) => `top-box drift @${s}, m`, anchor: "15.9 / 0.0098" },
   { caseName: "stack10", scene: "stack10", key: "topSink", kind: "m", metric: (s) => `top-box sink @${s}, m`, anchor: "9.0 / 0.026" },
@@ -255,6 +295,7 @@ function cell(kind: Kind, a: Aggregate | undefined, key: string): string {
   const flag = a.same[key] === false && kind !== "ms" ? " (runs differ)" : "";
   if (kind === "ms") return typeof v === "number" ? fmt(v, 3) : "-";
   if (kind === "m") return (typeof v === "number" ? fmt(v, 2) : String(v)) + flag;
+  if (kind === "pct") return (typeof v === "number" ? fmt(v, 3) : String(v)) + flag;
   if (kind === "step") return (v === null ? "never" : String(v)) + flag;
   if (kind === "tunnel") {
     const along = a.metrics.bulletAlong;
@@ -278,6 +319,7 @@ function summarizeRun(r: RunResult): string {
   if (typeof m.ms === "number") parts.push(`${fmt(m.ms, 3)} ms/step`);
   if (typeof m.topDrift === "number") parts.push(`drift ${fmt(m.topDrift, 2)} m`);
   if (typeof m.topSink === "number") parts.push(`sink ${fmt(m.topSink, 2)} m`);
+  if (typeof m.stretch === "number") parts.push(`stretch ${fmt(m.stretch, 3)} % (max ${fmt(m.maxStretch as number, 3)} %)`);
   if ("allAsleepStep" in m) parts.push(`asleep@${m.allAsleepStep}`);
   if (m.tunnel) parts.push(String(m.tunnel));
   parts.push(`hash ${m.hash}`);
@@ -308,8 +350,9 @@ function selectMatrix(args: BenchArgs): { engines: string[]; cases: RefCase[]; s
   for (const c of cases) {
     const scene = sceneByName(c.scene);
     if (!scene) throw new Error(`scene "${c.scene}" not in the registry`);
+    const built = c.transform ? c.transform(scene) : scene;
     for (const e of engines) {
-      const missing = unsupportedShapes(e, scene);
+      const missing = [...unsupportedShapes(e, built), ...unsupportedJoints(e, built)];
       if (missing.length === 0) continue;
       skips.add(pairKey(c.name, e));
       process.stderr.write(`${c.name} / ${e}: not run (the adapter builds no ${missing.join(", ")})\n`);
@@ -387,7 +430,9 @@ function printReport(args: BenchArgs, table: Table, results: RunResult[]): void 
     "\nx = bullet centre's distance along its path after the last step. CCD on = every dynamic body gets CCD " +
       "(world.ccd); Rapier (0.21, and the 0.20 SIMD build) then lets the bullet through a CCD-enabled dynamic " +
       "wall (dimforge/rapier#984), with CCD on the bullet only it stops. cannon-es has no CCD. shapes1000: cannon-es " +
-      "n/a (its adapter builds spheres and boxes only).\n",
+      "n/a (its adapter builds spheres and boxes only). Joints: Rapier impulse joints at its defaults; cannon-es n/a " +
+      "where a scene has joints it lacks (hinge limits, sliders, distance joints). Chain stretch = sum of the chain's " +
+      "joint anchor gaps over its rest length, from body poses; max sampled every 10th step.\n",
   );
   if (failures.length > 0) {
     process.stdout.write(`\n${failures.length} run(s) failed:\n`);

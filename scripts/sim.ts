@@ -132,12 +132,13 @@ function readScenario(source: string): unknown {
   return parsed.scenario;
 }
 
-/** The step's contact and sensor events as NDJSON lines (`--events`). */
+/** The step's contact, sensor and joint-break events as NDJSON lines (`--events`). */
 function eventLines(world: World, out: string[]): void {
   world.forEachEvent((e) => {
     const tick = world.tick;
     if (e.type === "sensorEnter" || e.type === "sensorExit") out.push(JSON.stringify({ event: e.type, tick, sensor: e.a, body: e.b }));
     else if (e.type === "contactBegin") out.push(JSON.stringify({ event: e.type, tick, a: e.a, b: e.b, impulse: e.impulse }));
+    else if (e.type === "jointBreak") out.push(JSON.stringify({ event: e.type, tick, joint: e.joint }));
     else out.push(JSON.stringify({ event: e.type, tick, a: e.a, b: e.b }));
   });
 }

@@ -11,6 +11,7 @@ import {
   unitRotation,
   vec,
 } from "./common.ts";
+import { type LocalJoint, localJoints, scenarioJoints } from "./joints.ts";
 import type { BenchEngine } from "./types.ts";
 
 /**
@@ -19,6 +20,27 @@ import type { BenchEngine } from "./types.ts";
  * shows "n/a" for cannon-es on scenes with any other shape instead of running them.
  */
 export const CANNON_SHAPES: readonly string[] = ["sphere", "box"];
+
+/**
+ * Why the adapter cannot build a scenario joint, or null when it can. cannon-es has point-to-point, lock
+ * and hinge constraints; its hinge has no limits, its slider and distance-between-anchors joints do not
+ * exist (its DistanceConstraint joins the bodies' centres), so those scenes show "n/a" for cannon-es.
+ */
+export function cannonJointGap(j: { type: string; limits?: unknown }): string | null {
+  if (j.type === "fixed" || j.type === "ball") return null;
+  if (j.type === "hinge") return j.limits ? "hinge limits" : null;
+  return `${j.type} joints`;
+}
+
+/** The joint features of `scenario` this adapter cannot build (empty: it can run the scene). */
+export function unsupportedCannonJoints(scenario: Scenario): string[] {
+  const out = new Set<string>();
+  for (const j of scenarioJoints(scenario)) {
+    const gap = cannonJointGap(j);
+    if (gap) out.add(gap);
+  }
+  return [...out];
+}
 
 function cannonShape(def: BodyDef): CANNON.Shape {
   const s = def.shape;
@@ -128,6 +150,46 @@ export class CannonEngine implements BenchEngine {
       if (def.type === "dynamic") this.dynamics.push(body);
     }
     this.world = world;
+    let ground: CANNON.Body | null = null;
+    for (const j of localJoints(scenario)) {
+      if (j.def.bodyB === null && !ground) {
+        ground = new CANNON.Body({ type: CANNON.Body.STATIC, mass: 0 });
+        world.addBody(ground);
+      }
+      world.addConstraint(this.constraint(j, ground));
+    }
+  }
+
+  /**
+   * One scenario joint as a cannon-es constraint at cannon-es defaults (maxForce 1e6 on its equations):
+   * ball = PointToPointConstraint, fixed = LockConstraint (it locks the pose the bodies have at creation),
+   * hinge = HingeConstraint with the motor enabled when the joint has one (setMotorSpeed, setMotorMaxForce).
+   * Pivots are relative to the body position, which is the centre of mass for cannon-es' spheres and
+   * boxes. `collideConnected` maps 1:1 (cannon-es' own default is true, ours false). A world-side joint
+   * attaches to a static, shapeless body at the origin.
+   */
+  private constraint(j: LocalJoint, ground: CANNON.Body | null): CANNON.Constraint {
+    const def = j.def;
+    const gap = cannonJointGap(def);
+    if (gap) throw new Error(`cannon-es adapter: joint ${def.id}: ${gap} are not supported`);
+    const a = this.body(def.bodyA);
+    const b = def.bodyB === null ? ground! : this.body(def.bodyB);
+    const v = (x: [number, number, number]) => new CANNON.Vec3(x[0], x[1], x[2]);
+    let c: CANNON.Constraint;
+    if (def.type === "ball") c = new CANNON.PointToPointConstraint(a, v(j.anchorA), b, v(j.anchorB));
+    else if (def.type === "fixed") c = new CANNON.LockConstraint(a, b);
+    else {
+      const hinge = new CANNON.HingeConstraint(a, b, { pivotA: v(j.anchorA), pivotB: v(j.anchorB), axisA: v(j.axisA), axisB: v(j.axisB) });
+      if (def.motor) {
+        hinge.enableMotor();
+        // cannon-es' motor row drives B's spin relative to A the other way round from ours.
+        hinge.setMotorSpeed(-def.motor.targetVelocity);
+        hinge.setMotorMaxForce(def.motor.maxForce);
+      }
+      c = hinge;
+    }
+    c.collideConnected = def.collideConnected === true;
+    return c;
   }
 
   step(): void {

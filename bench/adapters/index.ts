@@ -1,8 +1,9 @@
 import type { ShapeDef } from "../../shared/engine/types.ts";
 import type { Scenario } from "../../shared/scenarios/format.ts";
-import { CANNON_SHAPES, CannonEngine } from "./cannon.ts";
+import { CANNON_SHAPES, CannonEngine, unsupportedCannonJoints } from "./cannon.ts";
 import { OurEngine } from "./ours.ts";
-import { RAPIER_COMPAT, RAPIER_SIMD_COMPAT, RapierEngine } from "./rapier.ts";
+import { scenarioJoints } from "./joints.ts";
+import { RAPIER_COMPAT, RAPIER_SIMD_COMPAT, RapierEngine, rapierJointGap } from "./rapier.ts";
 import type { BenchEngineFactory } from "./types.ts";
 
 export type { BenchEngine, BenchEngineFactory } from "./types.ts";
@@ -54,4 +55,20 @@ export function unsupportedShapes(name: string, scenario: Scenario): string[] {
   const types = new Set<string>();
   for (const b of scenario.bodies) shapeTypes(b.shape, types);
   return [...types].filter((t) => !supported.includes(t));
+}
+
+/**
+ * The joint features of `scenario` that engine `name`'s adapter cannot build (e.g. "hinge limits" for
+ * cannon-es, "distance lower limits" for Rapier); empty when it can. Such pairs show "n/a" like
+ * unsupported shapes. Ours builds every joint.
+ */
+export function unsupportedJoints(name: string, scenario: Scenario): string[] {
+  if (name.startsWith("cannon-es")) return unsupportedCannonJoints(scenario);
+  if (!name.startsWith("rapier")) return [];
+  const out = new Set<string>();
+  for (const j of scenarioJoints(scenario)) {
+    const gap = rapierJointGap(j);
+    if (gap) out.add(gap);
+  }
+  return [...out];
 }

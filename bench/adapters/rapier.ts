@@ -1,8 +1,9 @@
 import type RapierCompat from "@dimforge/rapier3d-compat";
 import type RapierSimdCompat from "@dimforge/rapier3d-simd-compat";
-import type { BodyDef, ConvexShapeDef, ShapeDef } from "../../shared/engine/types.ts";
+import type { BodyDef, ConvexShapeDef, JointDef, ShapeDef } from "../../shared/engine/types.ts";
 import type { Scenario } from "../../shared/scenarios/format.ts";
 import { bodyMass, flatPoints, frictionOf, heightfieldColumnMajor, resolveWorld, restitutionOf, unitRotation, vec } from "./common.ts";
+import { distanceLimits, type LocalJoint, localJoints } from "./joints.ts";
 import type { BenchEngine } from "./types.ts";
 
 // The part of a Rapier JS module the adapter uses, written out so that both builds (different packages
@@ -57,12 +58,27 @@ interface RCollider {
   volume(): number;
   setDensity(density: number): void;
 }
+/** A created impulse joint. The unit-axis part (revolute, prismatic) is RUnitJoint. */
+interface RJoint {
+  handle: number;
+  setContactsEnabled(enabled: boolean): void;
+  setLocalFrame1(anchor: RVec, rotation: RQuat): void;
+  setLocalFrame2(anchor: RVec, rotation: RQuat): void;
+}
+interface RUnitJoint extends RJoint {
+  setLimits(min: number, max: number): void;
+  configureMotorVelocity(targetVelocity: number, factor: number): void;
+  setMotorMaxForce(maxForce: number): void;
+}
+/** A joint descriptor (the module's JointData; opaque here). */
+type RJointData = object;
 interface RWorld<BD, CD, B> {
   timestep: number;
   /** contact_natural_frequency is write-only in Rapier's API (no getter). */
   integrationParameters: RIntegrationParameters & { contact_natural_frequency: number };
   createRigidBody(desc: BD): B;
   createCollider(desc: CD, parent: B): RCollider;
+  createImpulseJoint(data: RJointData, parent1: B, parent2: B, wakeUp: boolean): RJoint;
   step(): void;
   free(): void;
 }
@@ -82,6 +98,14 @@ interface RapierModule<BD extends RBodyDesc, CD extends RColliderDesc, B extends
     heightfield(nrows: number, ncols: number, heights: Float32Array, scale: RVec, flags?: number): CD;
   };
   CoefficientCombineRule: { Multiply: number; Max: number };
+  JointData: {
+    fixed(anchor1: RVec, frame1: RQuat, anchor2: RVec, frame2: RQuat): RJointData;
+    spherical(anchor1: RVec, anchor2: RVec): RJointData;
+    revoluteWithAxes(anchor1: RVec, anchor2: RVec, axis1: RVec, axis2: RVec): RJointData;
+    prismatic(anchor1: RVec, anchor2: RVec, axis: RVec): RJointData;
+    rope(length: number, anchor1: RVec, anchor2: RVec): RJointData;
+    spring(restLength: number, stiffness: number, damping: number, anchor1: RVec, anchor2: RVec): RJointData;
+  };
   HeightFieldFlags: { FIX_INTERNAL_EDGES: number };
   TriMeshFlags: { FIX_INTERNAL_EDGES: number };
 }
@@ -192,6 +216,20 @@ export const RAPIER_PARAMS: Readonly<RIntegrationParameters> = {
 const CONTACT_NATURAL_FREQUENCY = 30;
 
 /**
+ * Why the Rapier adapter cannot build a scenario joint, or null when it can: Rapier's rope limits only the
+ * maximum distance (its coupled-axes limit has no minimum), and its spring has one rest length, no slack.
+ */
+export function rapierJointGap(j: JointDef): string | null {
+  if (j.type !== "distance") return null;
+  const limits = j.limits;
+  if (j.spring) return limits && limits[0] !== limits[1] ? "distance springs with slack" : null;
+  return limits && limits[0] === 0 ? null : "distance lower limits";
+}
+
+/** Rapier velocity-motor factor for a rigid, force-bounded motor (RapierEngine.createJoint). */
+export const MOTOR_FACTOR = 1e6;
+
+/**
  * Rapier reference adapter (WASM), one class for both builds: `new RapierEngine(RAPIER_COMPAT)` is
  * @dimforge/rapier3d-compat 0.21 (non-SIMD), `new RapierEngine(RAPIER_SIMD_COMPAT)` is
  * @dimforge/rapier3d-simd-compat 0.20 (WASM SIMD; no 0.21 of it is published). Everything below is the
@@ -221,6 +259,7 @@ export class RapierEngine<BD extends RBodyDesc, CD extends RColliderDesc, B exte
   private world: RWorld<BD, CD, B> | null = null;
   private byId = new Map<string, B>();
   private dynamics: B[] = [];
+  private ground: B | null = null;
   private readonly build: RapierBuild<BD, CD, B>;
 
   constructor(build: RapierBuild<BD, CD, B>) {
@@ -271,6 +310,98 @@ export class RapierEngine<BD extends RBodyDesc, CD extends RColliderDesc, B exte
       if (def.type === "dynamic") this.dynamics.push(body);
     }
     this.world = world;
+    for (const j of localJoints(scenario)) this.createJoint(R, world, j, opts.sleep);
+  }
+
+  /**
+   * One scenario joint as a Rapier impulse joint (Rapier's own defaults otherwise: its joint ERP and
+   * softness, no multibody). Anchors and the joint frame go in each body's frame (joints.ts: both frames are
+   * the same world frame at creation, so hinge angles and slider travel count from the creation pose).
+   * - fixed: `JointData.fixed` with those frames.
+   * - ball: `spherical`.
+   * - hinge: `revoluteWithAxes` (revolute, B's turn relative to A about the axis), then both local frames
+   *   set whole: Rapier would otherwise complete each body's axis into a frame on its own, and two bodies
+   *   created at different rotations would start at a non-zero angle. Limits: `setLimits` (radians).
+   * - slider: `prismatic`, frames as for the hinge (its locked rotation is the creation's relative
+   *   rotation). Limits: `setLimits` (metres of B's anchor along A's axis).
+   * - motor (hinge, slider): `configureMotorVelocity(target, MOTOR_FACTOR)` plus `setMotorMaxForce`. Rapier's
+   *   motor is a spring-damper row (stiffness 0, damping = factor) in its default acceleration-based model:
+   *   softness 1 / (dt x factor) of the row's effective mass, impulse clamped to maxForce x dt. A factor of
+   *   1e6 makes that softness 1.7e-5 at 60 Hz, i.e. the same rigid, force-bounded velocity row as ours.
+   * - distance: `rope` for [0, L]. Rapier has no rigid lower distance limit (its rope keeps only the
+   *   maximum: a rod [L, L] is refused, rapierJointGap). With `spring`, Rapier's spring joint (force-based: N/m and N s/m) at the rest length L = lo = hi, stiffness
+   *   m (2 pi f)^2 and damping 2 zeta m (2 pi f) with m the pair's reduced mass (the one dynamic body's mass
+   *   against the world or a non-dynamic body); a spring with lo < hi (ours: slack between the limits) has
+   *   no Rapier counterpart and is refused.
+   * - collideConnected false (the default): `setContactsEnabled(false)`, Rapier's own default being true.
+   * - breakForce / breakTorque: Rapier's impulse joints do not break; ignored.
+   * - bodyB null: a fixed body at the origin (no collider) stands for the world.
+   */
+  private createJoint(R: RapierModule<BD, CD, B>, world: RWorld<BD, CD, B>, j: LocalJoint, sleep: boolean): void {
+    const def = j.def;
+    const a = this.body(def.bodyA);
+    const b = def.bodyB === null ? this.worldBody(R, world, sleep) : this.body(def.bodyB);
+    const v = (x: [number, number, number]): RVec => ({ x: x[0], y: x[1], z: x[2] });
+    const q = (x: [number, number, number, number]): RQuat => ({ x: x[0], y: x[1], z: x[2], w: x[3] });
+    let joint: RJoint;
+    switch (def.type) {
+      case "fixed":
+        joint = world.createImpulseJoint(R.JointData.fixed(v(j.anchorA), q(j.frameA), v(j.anchorB), q(j.frameB)), a, b, true);
+        break;
+      case "ball":
+        joint = world.createImpulseJoint(R.JointData.spherical(v(j.anchorA), v(j.anchorB)), a, b, true);
+        break;
+      case "hinge":
+      case "slider": {
+        const data =
+          def.type === "hinge"
+            ? R.JointData.revoluteWithAxes(v(j.anchorA), v(j.anchorB), v(j.axisA), v(j.axisB))
+            : R.JointData.prismatic(v(j.anchorA), v(j.anchorB), v(j.axisA));
+        const unit = world.createImpulseJoint(data, a, b, true) as RUnitJoint;
+        unit.setLocalFrame1(v(j.anchorA), q(j.frameA));
+        unit.setLocalFrame2(v(j.anchorB), q(j.frameB));
+        if (def.limits) unit.setLimits(def.limits[0], def.limits[1]);
+        if (def.motor) {
+          unit.configureMotorVelocity(def.motor.targetVelocity, MOTOR_FACTOR);
+          unit.setMotorMaxForce(def.motor.maxForce);
+        }
+        joint = unit;
+        break;
+      }
+      case "distance": {
+        const [lo, hi] = distanceLimits(j);
+        if (def.spring) {
+          if (lo !== hi) throw new Error(`${this.name} adapter: joint ${def.id}: ${rapierJointGap(def)}`);
+          const m = this.reducedMass(def.bodyA, def.bodyB);
+          const omega = 2 * Math.PI * def.spring.frequency;
+          const data = R.JointData.spring(hi, m * omega * omega, 2 * def.spring.dampingRatio * m * omega, v(j.anchorA), v(j.anchorB));
+          joint = world.createImpulseJoint(data, a, b, true);
+        } else {
+          if (lo > 0) throw new Error(`${this.name} adapter: joint ${def.id}: ${rapierJointGap(def)}`);
+          joint = world.createImpulseJoint(R.JointData.rope(hi, v(j.anchorA), v(j.anchorB)), a, b, true);
+        }
+        break;
+      }
+    }
+    joint.setContactsEnabled(def.collideConnected === true);
+  }
+
+  /** The pair's reduced mass for a spring: m_A m_B / (m_A + m_B), or the dynamic one's mass alone. */
+  private reducedMass(idA: string, idB: string | null): number {
+    const dyn = (id: string | null) => (id !== null && this.dynamics.includes(this.body(id)) ? this.body(id).mass() : 0);
+    const ma = dyn(idA);
+    const mb = dyn(idB);
+    return ma > 0 && mb > 0 ? (ma * mb) / (ma + mb) : ma + mb;
+  }
+
+  /** The fixed body standing for the world in joints with `bodyB: null`: at the origin, unrotated, no collider. */
+  private worldBody(R: RapierModule<BD, CD, B>, world: RWorld<BD, CD, B>, sleep: boolean): B {
+    if (!this.ground) {
+      const desc = R.RigidBodyDesc.fixed();
+      if (!sleep) desc.setCanSleep(false);
+      this.ground = world.createRigidBody(desc);
+    }
+    return this.ground;
   }
 
   /**
@@ -353,5 +484,6 @@ export class RapierEngine<BD extends RBodyDesc, CD extends RColliderDesc, B exte
     this.world = null;
     this.byId.clear();
     this.dynamics = [];
+    this.ground = null;
   }
 }

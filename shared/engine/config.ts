@@ -101,4 +101,10 @@ export const ENGINE_CONSTANTS = Object.freeze({
   maxLinearSpeed: 400,
   /** Angular speed cap, rad/s. */
   maxAngularSpeed: 200,
+  /**
+   * Stiffness of rigid joint rows in the soft step, Hz, and their damping ratio (Box2D v3 uses twice
+   * its contact stiffness, 60 Hz, with damping ratio 2 for joints).
+   */
+  jointHertz: 60,
+  jointDampingRatio: 2,
 });

@@ -17,7 +17,7 @@
  *   `worldInternals` from internal.ts, which is not part of this surface.
  */
 export { BODY_DEFAULTS, DEFAULT_SETTINGS, ENGINE_CONSTANTS, MATERIAL_LIMITS, resolveSettings } from "./config.ts";
-export { BodyTypeCode, ShapeTypeCode } from "./types.ts";
+export { BodyTypeCode, JointTypeCode, ShapeTypeCode } from "./types.ts";
 export type {
   Aabb,
   BodyDef,
@@ -31,6 +31,12 @@ export type {
   CylinderShapeDef,
   HeightfieldShapeDef,
   HullShapeDef,
+  JointDef,
+  JointInfo,
+  JointMotorDef,
+  JointReaction,
+  JointSpringDef,
+  JointType,
   MeshShapeDef,
   PositionCorrectionMethod,
   PositionCorrectionSettings,

@@ -219,3 +219,97 @@ export interface WorldSettings {
 export type WorldSettingsPatch = Partial<Omit<WorldSettings, "positionCorrection">> & {
   positionCorrection?: Partial<PositionCorrectionSettings>;
 };
+
+// ---------------------------------------------------------------- joints
+
+export type JointType = "fixed" | "ball" | "hinge" | "slider" | "distance";
+
+/** Numeric joint type codes, as stored per joint (JointInfo readers and the network schema). */
+export const JointTypeCode = Object.freeze({ FIXED: 0, BALL: 1, HINGE: 2, SLIDER: 3, DISTANCE: 4 } as const);
+export type JointTypeCode = (typeof JointTypeCode)[keyof typeof JointTypeCode];
+
+/**
+ * A velocity motor on a hinge (about its axis: rad/s and N·m) or a slider (along its axis: m/s and N).
+ * The motor drives the relative velocity towards `targetVelocity` with at most `maxForce`.
+ */
+export interface JointMotorDef {
+  targetVelocity: number;
+  /** >= 0. */
+  maxForce: number;
+}
+
+/** A soft distance constraint: a spring-damper at `frequency` Hz (> 0) with `dampingRatio` (>= 0). */
+export interface JointSpringDef {
+  frequency: number;
+  dampingRatio: number;
+}
+
+/**
+ * A joint between two bodies, or a body and the world (`bodyB: null`). Anchors and axes are given in
+ * world space at creation; each body keeps them in its own frame from then on. B is the base: angles,
+ * travel, limits and motors measure A relative to B (a door is A, its frame or the world is B).
+ *
+ * - `fixed`: the relative pose is locked.
+ * - `ball`: the anchors coincide; rotation is free.
+ * - `hinge`: the anchors coincide; the bodies turn relative to each other only about `axis`. `limits`
+ *   [lo, hi] in radians (within [-π, π]) relative to the creation pose, measured as A's turn relative to
+ *   B about the axis (right-handed); `motor` in rad/s and N·m.
+ * - `slider`: no relative rotation; the anchors move apart only along `axis` (attached to A). `limits` in
+ *   metres of A's travel relative to B from the creation pose; `motor` in m/s and N.
+ * - `distance`: keeps the distance between A's anchor (`anchor`) and B's (`anchorB`, default B's
+ *   position, required when B is the world) within `limits` (default: the distance at creation). A rope
+ *   is [0, L], a rod [L, L]. With `spring`, the limits are held by a spring-damper instead of rigidly.
+ */
+export interface JointDef {
+  /** Caller's id. Unique among a world's joints. */
+  id: string;
+  type: JointType;
+  /** Body ids. `bodyB` null: the world. The two must differ, and at least one must be dynamic. */
+  bodyA: string;
+  bodyB: string | null;
+  /** World-space anchor at creation (on A, and on B except for distance joints), metres. */
+  anchor: Vec3Tuple;
+  /** Distance joints only: B's anchor in world space at creation. */
+  anchorB?: Vec3Tuple;
+  /** Hinge and slider: the axis in world space at creation (any length > 0). */
+  axis?: Vec3Tuple;
+  /** Hinge (radians), slider (metres), distance (metres, 0 <= lo <= hi). lo <= hi. */
+  limits?: [number, number];
+  /** Hinge and slider only. */
+  motor?: JointMotorDef;
+  /** Distance joints only. */
+  spring?: JointSpringDef;
+  /** Whether the two bodies still collide with each other. Default false. */
+  collideConnected?: boolean;
+  /** The joint breaks (is removed, with a `jointBreak` event) when its force exceeds this, N. Default never. */
+  breakForce?: number;
+  /** Same for its torque, N·m. Default never. */
+  breakTorque?: number;
+}
+
+/** What `World.jointReaction` reports: the force and torque the joint applied on body A during the last step. */
+export interface JointReaction {
+  /** N, world space. */
+  force: Vec3Tuple;
+  /** N·m, world space, about the anchor. */
+  torque: Vec3Tuple;
+}
+
+/**
+ * A joint as readers see it (`World.getJoint`, `World.forEachJoint`): its definition's identity plus its
+ * anchors and axis in each body's reference frame (the frame `getPosition`/`getRotation` report), which is
+ * what a client needs to draw it under interpolated body poses. For the world side, "local" is world space.
+ */
+export interface JointInfo {
+  handle: number;
+  id: string;
+  type: JointType;
+  bodyA: string;
+  bodyB: string | null;
+  /** A's anchor in A's reference frame. */
+  localAnchorA: Vec3Tuple;
+  /** B's anchor in B's reference frame (world space when B is the world). */
+  localAnchorB: Vec3Tuple;
+  /** The axis in A's reference frame (hinge and slider; [1, 0, 0] otherwise). */
+  localAxisA: Vec3Tuple;
+}

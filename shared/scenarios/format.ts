@@ -1,4 +1,4 @@
-import type { BodyDef, Vec3Tuple, WorldSettingsPatch } from "../engine/types.ts";
+import type { BodyDef, JointDef, Vec3Tuple, WorldSettingsPatch } from "../engine/types.ts";
 
 /**
  * A scenario: a named world description. The same JSON is accepted by the simulator CLI, the admin API
@@ -12,6 +12,14 @@ export interface Scenario {
   world?: WorldSettingsPatch;
   /** Bodies in creation order; `id`s are unique strings. */
   bodies: BodyDef[];
+  /**
+   * Joints, created after every body, in this order; `id`s are unique among joints (a joint may share an
+   * id with a body). Each names its bodies by id, `bodyB: null` being the world; anchors and axes are
+   * world space at creation (see JointDef in shared/engine/types.ts for each type's fields). Validation
+   * also refuses joints that could do nothing (both bodies static or kinematic) and fields a type does
+   * not have (an axis on a ball joint, a spring on a hinge).
+   */
+  joints?: JointDef[];
   /**
    * Where a client's camera starts when it joins: its position and the point it looks at, metres. Without
    * it a client frames the scene's dynamic bodies itself. A hint only: it never affects the simulation.

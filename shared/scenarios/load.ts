@@ -6,16 +6,20 @@ export interface LoadedScenario {
   world: World;
   /** Body handles in scenario order. */
   handles: number[];
+  /** Joint handles in scenario order (empty without joints). */
+  jointHandles: number[];
 }
 
 /**
  * Builds a world from a (validated) scenario: its world settings, then `overrides`, then every body in
- * scenario order. Tests, benchmarks, the simulator CLI and rooms all load scenes through here.
+ * scenario order, then every joint in scenario order (joints name their bodies, so they come last).
+ * Tests, benchmarks, the simulator CLI and rooms all load scenes through here.
  */
 export function loadScenario(scenario: Scenario, overrides: WorldSettingsPatch = {}): LoadedScenario {
   const world = new World(mergeSettings(scenario.world ?? {}, overrides));
   const handles = scenario.bodies.map((def) => world.createBody(def));
-  return { world, handles };
+  const jointHandles = (scenario.joints ?? []).map((def) => world.createJoint(def));
+  return { world, handles, jointHandles };
 }
 
 /** Deep-merges two settings patches (positionCorrection merged field by field). */

@@ -26,6 +26,7 @@ import {
   readVector,
   ROOT_PATH,
 } from "./json-read.ts";
+import { JOINT_LIMITS, jointBodiesOf, readJoints } from "./validate-joints.ts";
 import { checkShapeBodyType, normaliseQuat, readShape, shapeVolumeOf } from "./validate-shapes.ts";
 
 export { MAX_REPORTED_ISSUES, ROOT_PATH };
@@ -41,6 +42,8 @@ export { MAX_REPORTED_ISSUES, ROOT_PATH };
 export interface ScenarioLimits {
   /** Most bodies a scenario may hold. Default 20000. */
   maxBodies: number;
+  /** Most joints a scenario may hold. Default 20000 (a chain through every body of the largest scenario). */
+  maxJoints: number;
   /**
    * Largest size of a shape, metres: a radius, box half extent or half height, and the largest |component|
    * of a hull point or a compound child's position. Default 1000.
@@ -58,6 +61,7 @@ export interface ScenarioLimits {
 
 export const DEFAULT_SCENARIO_LIMITS: Readonly<ScenarioLimits> = Object.freeze({
   maxBodies: 20000,
+  maxJoints: JOINT_LIMITS.maxJoints,
   maxExtent: 1000,
   minExtent: 0.001,
   maxCoordinate: 1e5,
@@ -140,7 +144,7 @@ const MAX_NAME_LENGTH = 64;
 const MAX_ID_LENGTH = 64;
 const MAX_DESCRIPTION_LENGTH = 1000;
 
-const SCENARIO_KEYS = ["name", "description", "world", "bodies", "camera", "spawn"] as const;
+const SCENARIO_KEYS = ["name", "description", "world", "bodies", "joints", "camera", "spawn"] as const;
 const CAMERA_KEYS = ["position", "target"] as const;
 const BODY_KEYS = [
   "id",
@@ -494,7 +498,8 @@ function resolveLimits(limits: Partial<ScenarioLimits> | undefined): ScenarioLim
  * Checks untrusted input against the scenario format. On success returns a deep copy with only known keys
  * and normalised rotations (defaults are not filled in); otherwise every problem found, each with its JSON
  * path, at most MAX_REPORTED_ISSUES plus one saying how many more were omitted. Never mutates `input`.
- * With more than `maxBodies` bodies only the first `maxBodies` are checked, so the work stays bounded.
+ * With more than `maxBodies` bodies only the first `maxBodies` are checked, and with more than `maxJoints`
+ * joints none is, so the work stays bounded. Joints are checked against the bodies as validated.
  */
 export function validateScenario(input: unknown, limits?: Partial<ScenarioLimits>): ScenarioValidation {
   const lim = resolveLimits(limits);
@@ -522,9 +527,11 @@ export function validateScenario(input: unknown, limits?: Partial<ScenarioLimits
 
   const bodies = own(input, "bodies");
   scenario.bodies = [];
+  let allBodiesRead = false;
   if (bodies === undefined) issues.add("bodies", "is required");
   else if (!Array.isArray(bodies)) issues.add("bodies", "expected array");
   else {
+    allBodiesRead = bodies.length <= lim.maxBodies;
     if (bodies.length > lim.maxBodies) issues.add("bodies", `at most ${lim.maxBodies} bodies`);
     const count = Math.min(bodies.length, lim.maxBodies);
     const seenIds = new Set<string>();
@@ -532,6 +539,10 @@ export function validateScenario(input: unknown, limits?: Partial<ScenarioLimits
       scenario.bodies.push(readBody(bodies[i], indexPath("bodies", i), issues, lim, seenIds));
     }
     if (issues.total === 0) checkMasses(scenario.bodies, issues);
+  }
+  const joints = own(input, "joints");
+  if (joints !== undefined) {
+    scenario.joints = readJoints(joints, issues, lim, jointBodiesOf(scenario.bodies, allBodiesRead));
   }
   const camera = own(input, "camera");
   if (camera !== undefined) scenario.camera = readCamera(camera, "camera", issues, lim);

@@ -1,2 +1,2 @@
 // Bundled for the browser determinism test.
-export { playgroundHashes, scriptedHashes } from "./scripted-run.ts";
+export { jointHashes, playgroundHashes, scriptedHashes } from "./scripted-run.ts";

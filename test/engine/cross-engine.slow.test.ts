@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { build } from "vite";
 import { describe, expect, it } from "vitest";
-import { playgroundHashes, scriptedHashes } from "./scripted-run.ts";
+import { jointHashes, playgroundHashes, scriptedHashes } from "./scripted-run.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TICKS = 600;
@@ -35,8 +35,15 @@ describe("determinism across JavaScript engines", () => {
         await page.setContent("<!doctype html><title>engine</title>");
         await page.addScriptTag({ content: bundle });
         const inBrowser = await page.evaluate((ticks) => {
-          const g = globalThis as unknown as { EngineCheck: { scriptedHashes(n: number): string[]; playgroundHashes(n: number): string[] } };
-          return { hashes: g.EngineCheck.scriptedHashes(ticks), shapes: g.EngineCheck.playgroundHashes(ticks), agent: navigator.userAgent };
+          const g = globalThis as unknown as {
+            EngineCheck: { scriptedHashes(n: number): string[]; playgroundHashes(n: number): string[]; jointHashes(n: number): string[] };
+          };
+          return {
+            hashes: g.EngineCheck.scriptedHashes(ticks),
+            shapes: g.EngineCheck.playgroundHashes(ticks),
+            joints: g.EngineCheck.jointHashes(ticks),
+            agent: navigator.userAgent,
+          };
         }, TICKS);
         expect(inBrowser.agent).toContain("Chrome");
         const inNode = scriptedHashes(TICKS);
@@ -49,6 +56,11 @@ describe("determinism across JavaScript engines", () => {
         expect(new Set(shapesInNode).size).toBeGreaterThan(TICKS / 2);
         const firstShapes = shapesInNode.findIndex((h, i) => h !== inBrowser.shapes[i]);
         expect(firstShapes, `playground: first diverging tick ${firstShapes}`).toBe(-1);
+        // Every joint type (hinge angles come from our own atan2: Math.atan2 may differ between engines).
+        const jointsInNode = jointHashes(TICKS);
+        expect(new Set(jointsInNode).size).toBeGreaterThan(TICKS / 2);
+        const firstJoints = jointsInNode.findIndex((h, i) => h !== inBrowser.joints[i]);
+        expect(firstJoints, `joints: first diverging tick ${firstJoints}`).toBe(-1);
       } finally {
         await browser.close();
       }

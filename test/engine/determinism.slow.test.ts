@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ENGINE_VERSION } from "../../shared/engine/index.ts";
 import { builtin } from "./helpers.ts";
-import { playgroundHashes, scriptedHashes } from "./scripted-run.ts";
+import { jointHashes, playgroundHashes, scriptedHashes } from "./scripted-run.ts";
 
 function hashes(name: string, ticks: number): string[] {
   const { world } = builtin(name);
@@ -26,6 +26,8 @@ const GOLDEN = {
   scripted_480: "0eb7d87c65a0a850",
   /** Every shape (playground) with a capsule character, a thrown hull and a removed compound. */
   playground_480: "a1adad153a2aa2a8",
+  /** Chain, ragdolls, cart and bridge side by side, with joints added and cut at run time (scripted-run.ts). */
+  joints_480: "3004b0f532495dc5:860916975964ae2c:43e886402a229ada:30d442bfe80066d3",
 };
 
 describe("determinism", () => {
@@ -64,7 +66,7 @@ describe("determinism", () => {
   });
 
   it("golden hashes are pinned to this engine version", () => {
-    expect(ENGINE_VERSION).toBe("1.3.0");
+    expect(ENGINE_VERSION).toBe("1.4.0");
     expect(hashes("heap1000", 300)[300]).toBe(GOLDEN.heap1000_300);
     expect(hashes("bounce", 240)[240]).toBe(GOLDEN.bounce_240);
   });
@@ -79,6 +81,18 @@ describe("determinism", () => {
     );
     expect(JSON.parse(child)).toEqual(a);
     expect(a[480]).toBe(GOLDEN.playground_480);
+  });
+
+  it("joints: identical in this process and another, and pinned", () => {
+    const a = jointHashes(480);
+    expect(new Set(a).size).toBeGreaterThan(400);
+    const child = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", "import { jointHashes } from './test/engine/scripted-run.ts'; console.log(JSON.stringify(jointHashes(480)));"],
+      { encoding: "utf8", maxBuffer: 1 << 28 },
+    );
+    expect(JSON.parse(child)).toEqual(a);
+    expect(a[480]).toBe(GOLDEN.joints_480);
   });
 
   it("the engine uses only exactly-rounded math (no sin/cos/pow/exp/atan2/random/clock in the step)", () => {

@@ -66,3 +66,32 @@ export function playgroundHashes(ticks: number): string[] {
   }
   return out;
 }
+
+/**
+ * The joints' workout: the chain (ball joints swinging a wrecking ball into a wall), the ragdolls (hinges
+ * with limits and ball joints, falling asleep), the cart (hinge motors up a ramp) and the bridge, stepped
+ * side by side; in the chain's world a slider with a motor and a spring are added at run time and a link
+ * is cut. Returns, after every tick, the four state hashes joined by ":".
+ */
+export function jointHashes(ticks: number): string[] {
+  const worlds = ["chain", "ragdolls", "cart", "bridge"].map((name) => {
+    const scenario = getBuiltinScenario(name);
+    if (!scenario) throw new Error(`${name} scenario missing`);
+    return loadScenario(scenario).world;
+  });
+  const chain = worlds[0];
+  const hash = () => worlds.map((w) => w.stateHash()).join(":");
+  const out: string[] = [hash()];
+  for (let t = 1; t <= ticks; t++) {
+    if (t === 60) {
+      chain.createBody({ id: "carriage", type: "dynamic", shape: { type: "box", halfExtents: [0.3, 0.2, 0.3] }, position: [0, 8, 12] });
+      chain.createBody({ id: "bob", type: "dynamic", shape: { type: "sphere", radius: 0.2 }, position: [2, 8, 12] });
+      chain.createJoint({ id: "rail", type: "slider", bodyA: "carriage", bodyB: null, anchor: [0, 8, 12], axis: [1, 0, 0.5], limits: [-2, 2], motor: { targetVelocity: 1.5, maxForce: 80 } });
+      chain.createJoint({ id: "spring", type: "distance", bodyA: "bob", bodyB: "carriage", anchor: [2, 8, 12], anchorB: [0, 8, 12], limits: [1.5, 1.5], spring: { frequency: 2, dampingRatio: 0.2 } });
+    }
+    if (t === 150) chain.removeJoint(chain.jointHandleOf("joint15"));
+    for (const w of worlds) w.step();
+    out.push(hash());
+  }
+  return out;
+}

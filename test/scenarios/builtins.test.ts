@@ -27,6 +27,10 @@ const NAMES = [
   "arena",
   "playground",
   "shapes1000",
+  "bridge",
+  "chain",
+  "ragdolls",
+  "cart",
 ];
 
 /** world.bounds of every built-in scene. */

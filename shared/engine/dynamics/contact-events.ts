@@ -5,19 +5,25 @@ export const CONTACT_BEGIN = 0;
 export const CONTACT_END = 1;
 export const SENSOR_ENTER = 2;
 export const SENSOR_EXIT = 3;
+export const JOINT_BREAK = 4;
 
-export const EVENT_NAMES = ["contactBegin", "contactEnd", "sensorEnter", "sensorExit"] as const;
+export const EVENT_NAMES = ["contactBegin", "contactEnd", "sensorEnter", "sensorExit", "jointBreak"] as const;
 export type ContactEventType = (typeof EVENT_NAMES)[number];
 
 /** One event as `World.forEachEvent` hands it out. */
 export interface ContactEvent {
   type: ContactEventType;
-  /** Body ids: for sensor events, `a` is the sensor and `b` the body. */
+  /** Body ids: for sensor events, `a` is the sensor and `b` the body; for a joint break, the joint's bodies ("" for the world). */
   a: string;
   b: string;
+  /** jointBreak: the joint's id (it is already removed); "" for other events. */
+  joint: string;
   handleA: number;
   handleB: number;
-  /** contactBegin: the normal impulse applied during the step (an impact's m·Δv), summed over the contact's points, N·s; else 0. */
+  /**
+   * contactBegin: the normal impulse applied during the step (an impact's m·Δv), summed over the contact's
+   * points, N·s. jointBreak: the force (or torque) that broke the joint, N (N·m). Else 0.
+   */
   impulse: number;
 }
 
@@ -39,6 +45,8 @@ export class ContactEventLog {
   impulse = new Float64Array(64);
   idA: string[] = [];
   idB: string[] = [];
+  /** Joint ids of jointBreak events ("" for the others). */
+  joint: string[] = [];
   /** Events [0, stepEnd) came from the last step; later ones were recorded since it returned. */
   private stepEnd = 0;
 
@@ -61,6 +69,21 @@ export class ContactEventLog {
     this.impulse[i] = 0;
     this.idA[i] = b.ids[slotA]!;
     this.idB[i] = b.ids[slotB]!;
+    this.joint[i] = "";
+    return i;
+  }
+
+  /** Records a joint break between body slots a and b (-1: the world); the caller writes impulse[index]. */
+  pushJointBreak(b: BodyStore, jointId: string, slotA: number, slotB: number): number {
+    if (this.count === this.kind.length) this.grow();
+    const i = this.count++;
+    this.kind[i] = JOINT_BREAK;
+    this.handleA[i] = b.handleOf(slotA);
+    this.handleB[i] = slotB < 0 ? -1 : b.handleOf(slotB);
+    this.impulse[i] = 0;
+    this.idA[i] = b.ids[slotA]!;
+    this.idB[i] = slotB < 0 ? "" : b.ids[slotB]!;
+    this.joint[i] = jointId;
     return i;
   }
 
@@ -76,6 +99,7 @@ export class ContactEventLog {
       for (let i = 0; i < keep; i++) {
         this.idA[i] = this.idA[from + i]!;
         this.idB[i] = this.idB[from + i]!;
+        this.joint[i] = this.joint[from + i]!;
       }
     }
     this.count = keep;
@@ -93,6 +117,7 @@ export class ContactEventLog {
         type: EVENT_NAMES[this.kind[i]]!,
         a: this.idA[i]!,
         b: this.idB[i]!,
+        joint: this.joint[i]!,
         handleA: this.handleA[i],
         handleB: this.handleB[i],
         impulse: this.impulse[i],

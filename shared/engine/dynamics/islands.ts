@@ -1,9 +1,10 @@
 import { type BodyStore, CAT_AWAKE, CAT_KINEMATIC_IDLE, CAT_KINEMATIC_MOVING, CAT_SLEEPING, DYNAMIC } from "./body-store.ts";
 import type { StepContext } from "../step-context.ts";
 import { type ContactStore, FLAG_TOUCHING } from "./contact-store.ts";
+import type { JointStore } from "../joints/joint-store.ts";
 
 /**
- * Islands and sleeping. Each step the awake dynamic bodies are grouped by their touching awake contacts
+ * Islands and sleeping. Each step the awake dynamic bodies are grouped by their touching awake contacts and joints
  * (union-find; the smaller slot always becomes the root, so the grouping does not depend on the order
  * contacts are visited). An island sleeps when every body in it has stayed below the sleep velocity for
  * `sleepTime`: its bodies leave the awake set, its contacts with static and sleeping bodies leave the
@@ -43,7 +44,7 @@ export class Islands {
    * Advances sleep timers and puts resting islands to sleep. A body touching a moving kinematic body
    * never sleeps. Returns the number of bodies put to sleep.
    */
-  update(bodies: BodyStore, contacts: ContactStore, ctx: StepContext): number {
+  update(bodies: BodyStore, contacts: ContactStore, joints: JointStore, ctx: StepContext): number {
     const dt = ctx.dt;
     const sleepTime = ctx.sleepTime;
     const linearThreshold = ctx.sleepLinearThreshold;
@@ -81,6 +82,23 @@ export class Islands {
       } else if (aAwake !== bAwake) {
         // A body held by a moving kinematic body keeps its island awake.
         if (activity[aAwake ? b : a] === CAT_KINEMATIC_MOVING) bodies.sleepTimer[aAwake ? a : b] = 0;
+      }
+    }
+    // Joined bodies are one island; a body joined to a moving kinematic body stays awake.
+    for (let k = 0; k < joints.liveCount; k++) {
+      const j = joints.order[k];
+      const a = joints.bodyA[j];
+      const b = joints.bodyB[j];
+      if (b < 0) continue;
+      const aAwake = activity[a] === CAT_AWAKE;
+      const bAwake = activity[b] === CAT_AWAKE;
+      if (aAwake && bAwake) {
+        const ra = this.find(a);
+        const rb = this.find(b);
+        if (ra < rb) parent[rb] = ra;
+        else if (rb < ra) parent[ra] = rb;
+      } else if (aAwake !== bAwake && activity[aAwake ? b : a] === CAT_KINEMATIC_MOVING) {
+        bodies.sleepTimer[aAwake ? a : b] = 0;
       }
     }
     const minTimer = this.minTimer;

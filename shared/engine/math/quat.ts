@@ -91,3 +91,23 @@ export function normalizeQuatAt(qs: Float64Array, qo: number): void {
     qs[qo + 3] = 1;
   }
 }
+
+/**
+ * out[o..o+3] = conj(a) ⊗ b when `conjA`, else a ⊗ b, for quaternions at a[ao] and b[bo] (out may alias
+ * neither). conj(qA) ⊗ qB is B's orientation seen from A.
+ */
+export function multiplyQuat(out: Float64Array, o: number, a: Float64Array, ao: number, b: Float64Array, bo: number, conjA: boolean): void {
+  const s = conjA ? -1 : 1;
+  const ax = s * a[ao];
+  const ay = s * a[ao + 1];
+  const az = s * a[ao + 2];
+  const aw = a[ao + 3];
+  const bx = b[bo];
+  const by = b[bo + 1];
+  const bz = b[bo + 2];
+  const bw = b[bo + 3];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}

@@ -21,6 +21,8 @@ import { ContactSolver } from "../dynamics/contact-solver.ts";
 import { type ContactStore, FLAG_MULTI, FLAG_PIECE, FLAG_REPORTED, FLAG_SENSOR, FLAG_WALK_B } from "../dynamics/contact-store.ts";
 import { Islands, wakeIsland } from "../dynamics/islands.ts";
 import { SolverBodies } from "../dynamics/solver-bodies.ts";
+import { JointSolver } from "../joints/joint-solver.ts";
+import type { JointStore } from "../joints/joint-store.ts";
 import type { WorldSettings } from "../types.ts";
 import { StepContext } from "../step-context.ts";
 import { now, type StepProfile } from "./profile.ts";
@@ -37,7 +39,7 @@ export interface StepStats {
   recycled: number;
   /** ... of which had their contact margin stretched by CCD over the distance swept this step. */
   sweptPairs: number;
-  /** Contact constraints solved. */
+  /** Contact and joint constraints solved. */
   constraints: number;
   /** Contacts in the awake contact set after the step (what the next step will visit). */
   awakeContacts: number;
@@ -60,6 +62,7 @@ export interface RemovedBody {
 export interface PipelineHost {
   readonly bodies: BodyStore;
   readonly contacts: ContactStore;
+  readonly joints: JointStore;
   readonly events: ContactEventLog;
   readonly settings: WorldSettings;
   readonly profiling: boolean;
@@ -67,6 +70,8 @@ export interface PipelineHost {
   readonly lastStepStats: StepStats;
   readonly removedLastStep: RemovedBody[];
   removeSlotInternal(slot: number): void;
+  /** Removes a joint that broke this step (and reports it). */
+  breakJointInternal(joint: number, force: number): void;
 }
 
 /**
@@ -78,6 +83,7 @@ export class StepPipeline {
   readonly broad = new BroadPhase();
   private readonly solverBodies = new SolverBodies();
   private readonly solver = new ContactSolver();
+  private readonly jointSolver = new JointSolver();
   private readonly islands = new Islands();
   private readonly manifold = new ManifoldOut();
   private readonly pieces = new PieceCollider();
@@ -117,7 +123,9 @@ export class StepPipeline {
     this.collide();
     const t2 = prof ? now() : 0;
 
+    if (w.joints.liveCount > 0) this.wakeJointPartners();
     this.solve();
+    if (this.jointSolver.brokenCount > 0) this.breakJoints();
     this.reportContacts();
     const t3 = prof ? now() : 0;
 
@@ -125,7 +133,7 @@ export class StepPipeline {
     stats.awake = w.bodies.awakeCount;
     let t4 = t3;
     if (ctx.sleep) {
-      this.islands.update(w.bodies, w.contacts, ctx);
+      this.islands.update(w.bodies, w.contacts, w.joints, ctx);
       t4 = prof ? now() : 0;
     }
     this.clearKinematicMoves();
@@ -181,6 +189,8 @@ export class StepPipeline {
     const groups = this.world.bodies.groups;
     const sensor = this.world.bodies.sensor;
     const shape = this.world.bodies.shape;
+    const joints = this.world.joints;
+    const jointed = joints.liveCount > 0;
     for (let k = 0; k < this.broad.pairCount; k++) {
       const a = pairs[2 * k];
       const b = pairs[2 * k + 1];
@@ -191,6 +201,8 @@ export class StepPipeline {
         contacts.stamp[c] = stamp;
         continue;
       }
+      // Bodies joined by a joint do not collide unless the joint says so.
+      if (jointed && (joints.filtersPair(a, b) || joints.filtersPair(b, a))) continue;
       const sa = shape[a];
       const sb = shape[b];
       const levelA = sa === MESH || sa === HEIGHTFIELD;
@@ -325,28 +337,51 @@ export class StepPipeline {
     const solver = this.solver;
     const b = this.world.bodies;
     const prof = ctx.profiling;
+    const joints = this.world.joints;
+    const js = this.jointSolver;
     sb.load(b, b.awakeList, b.awakeCount, b.kinematicList, b.kinematicCount);
+    js.prepare(joints, b, ctx);
+    const jointCount = js.count;
     solver.prepare(this.world.contacts, b, sb, ctx);
+    // Joints before contacts in every pass (Box2D v3's order): contacts have the last word on penetration.
     if (ctx.soft) {
       for (let i = 0; i < ctx.iterations; i++) {
         let t = prof ? now() : 0;
         sb.integrateVelocities(b, ctx);
         if (prof) ctx.integrateMs += now() - t;
-        if (ctx.warmStarting) solver.warmStart(sb);
-        else solver.resetImpulses();
+        if (ctx.warmStarting) {
+          if (jointCount > 0) js.warmStart(joints, b, sb);
+          solver.warmStart(sb);
+        } else {
+          if (jointCount > 0) js.resetImpulses(joints);
+          solver.resetImpulses();
+        }
+        if (jointCount > 0) js.solve(joints, b, sb, true);
         solver.solve(sb, true);
         t = prof ? now() : 0;
         sb.integratePositions(b);
         if (prof) ctx.integrateMs += now() - t;
-        for (let r = 0; r < ctx.relaxIterations; r++) solver.solve(sb, false);
+        for (let r = 0; r < ctx.relaxIterations; r++) {
+          if (jointCount > 0) js.solve(joints, b, sb, false);
+          solver.solve(sb, false);
+        }
+        if (jointCount > 0) js.accumulate(joints);
       }
       solver.applyRestitution(sb, b);
     } else {
       let t = prof ? now() : 0;
       sb.integrateVelocities(b, ctx);
       if (prof) ctx.integrateMs += now() - t;
-      if (ctx.warmStarting) solver.warmStart(sb);
-      for (let i = 0; i < ctx.iterations; i++) solver.solve(sb, false);
+      if (ctx.warmStarting) {
+        if (jointCount > 0) js.warmStart(joints, b, sb);
+        solver.warmStart(sb);
+      }
+      // The projection method has no position pass for joints: their rows keep the (soft) bias.
+      for (let i = 0; i < ctx.iterations; i++) {
+        if (jointCount > 0) js.solve(joints, b, sb, true);
+        solver.solve(sb, false);
+      }
+      if (jointCount > 0) js.accumulate(joints);
       solver.applyRestitution(sb, b);
       t = prof ? now() : 0;
       sb.integratePositions(b);
@@ -354,8 +389,45 @@ export class StepPipeline {
       for (let i = 0; i < ctx.projectionIterations; i++) solver.projectPositions(sb, b);
     }
     solver.storeImpulses(this.world.contacts);
-    this.world.lastStepStats.constraints = solver.count;
+    this.world.lastStepStats.constraints = solver.count + jointCount;
+    if (jointCount > 0) js.finish(joints, b, sb);
     sb.store(b);
+  }
+
+  /**
+   * A joint between an awake (or moving kinematic) body and a sleeping one wakes the sleeper's island:
+   * joined bodies sleep and wake as one island (Islands links them), but a partner can be woken alone by
+   * a contact or a call between steps.
+   */
+  private wakeJointPartners(): void {
+    const joints = this.world.joints;
+    const b = this.world.bodies;
+    const cat = b.activity;
+    for (let k = 0; k < joints.liveCount; k++) {
+      const j = joints.order[k];
+      const a = joints.bodyA[j];
+      const bb = joints.bodyB[j];
+      if (bb < 0) continue;
+      const ca = cat[a];
+      const cb = cat[bb];
+      if (ca === CAT_SLEEPING && (cb === CAT_AWAKE || cb === CAT_KINEMATIC_MOVING)) wakeIsland(b, this.world.contacts, a);
+      else if (cb === CAT_SLEEPING && (ca === CAT_AWAKE || ca === CAT_KINEMATIC_MOVING)) wakeIsland(b, this.world.contacts, bb);
+    }
+  }
+
+  /** Removes the joints that broke this step, reporting each with the force (or torque) that broke it. */
+  private breakJoints(): void {
+    const js = this.jointSolver;
+    const joints = this.world.joints;
+    for (let k = 0; k < js.brokenCount; k++) {
+      const j = js.broken[k];
+      const r = j * 6;
+      const f = joints.reaction;
+      const force = Math.sqrt(f[r] * f[r] + f[r + 1] * f[r + 1] + f[r + 2] * f[r + 2]);
+      const torque = Math.sqrt(f[r + 3] * f[r + 3] + f[r + 4] * f[r + 4] + f[r + 5] * f[r + 5]);
+      this.world.breakJointInternal(j, force > joints.breakAt[j * 2] ? force : torque);
+    }
+    js.brokenCount = 0;
   }
 
   /**

@@ -5,7 +5,22 @@ import { type ContactEvent, ContactEventLog } from "../dynamics/contact-events.t
 import { ContactStore } from "../dynamics/contact-store.ts";
 import { wakeIsland } from "../dynamics/islands.ts";
 import { normalizeQuatAt } from "../math/quat.ts";
-import type { Aabb, BodyDef, CollisionGroups, ConvexShapeDef, QuatTuple, Vec3Tuple, WorldSettings, WorldSettingsPatch } from "../types.ts";
+import { createJointSlot, jointCoordinate, jointInfo } from "../joints/joint-setup.ts";
+import { J_COLLIDE, J_MOTOR, JointStore } from "../joints/joint-store.ts";
+import type {
+  Aabb,
+  BodyDef,
+  CollisionGroups,
+  ConvexShapeDef,
+  JointDef,
+  JointInfo,
+  JointMotorDef,
+  JointReaction,
+  QuatTuple,
+  Vec3Tuple,
+  WorldSettings,
+  WorldSettingsPatch,
+} from "../types.ts";
 import { type BodyView, StoreView } from "./body-view.ts";
 import { type OverlapOptions, queryGroups, type RaycastHit, type ShapeCastHit, type ShapeCastOptions, type ShapePose, SpatialQueries } from "./queries.ts";
 import { type CharacterMoveOptions, type CharacterMoveResult, moveCharacterBody } from "./character.ts";
@@ -29,7 +44,9 @@ export type { ContactEvent, ContactEventType } from "../dynamics/contact-events.
 /** Scratch for reference-frame poses (position xyz, rotation xyzw). */
 const poseScratch = new Float64Array(7);
 
-export const ENGINE_VERSION = "1.3.0";
+export const ENGINE_VERSION = "1.4.0";
+// 1.4.0: joints. Scenes without joints step exactly as in 1.3.0 (same golden hashes); a replay with
+// joints does not verify on an engine that has none.
 // 1.3.0: awake sets (solver order follows the awake body and contact sets, not slots), exact anchor
 // rotation in the soft step, lever-arm-true manifold recycling, restitution at the time of impact,
 // sphere-box contacts along the motion, contact damping ratio 8.
@@ -44,6 +61,7 @@ export const ENGINE_VERSION = "1.3.0";
 export interface WorldInternals {
   readonly bodies: BodyStore;
   readonly contacts: ContactStore;
+  readonly joints: JointStore;
   readonly broad: BroadPhase;
 }
 
@@ -67,11 +85,12 @@ export function worldInternals(world: World): WorldInternals {
  */
 export class World {
   static {
-    internalsOf = (w) => ({ bodies: w.bodies, contacts: w.contacts, broad: w.pipeline.broad });
+    internalsOf = (w) => ({ bodies: w.bodies, contacts: w.contacts, joints: w.joints, broad: w.pipeline.broad });
   }
 
   private readonly bodies = new BodyStore();
   private readonly contacts = new ContactStore();
+  private readonly joints = new JointStore();
   private readonly events = new ContactEventLog();
   /**
    * The current settings. Change them only through `updateSettings`, which replaces the object (the step
@@ -102,6 +121,7 @@ export class World {
   createBody(def: BodyDef): number {
     const slot = this.bodies.add(def);
     this.contacts.ensureBodies(this.bodies.slotCount);
+    this.joints.ensureBodies(this.bodies.slotCount);
     this.pipeline.broad.add(slot);
     this.bodies.updateAabb(slot);
     return this.bodies.handleOf(slot);
@@ -118,6 +138,8 @@ export class World {
   private removeSlot(slot: number): void {
     const contacts = this.contacts;
     wakeIsland(this.bodies, contacts, slot);
+    // Its joints go with it (their partners wake: they lose a support).
+    for (let e = this.joints.firstEdge(slot); e >= 0; e = this.joints.firstEdge(slot)) this.removeJointSlot(e >> 1);
     // Only the body's own contacts: removing a contact unlinks it, so the list head moves on.
     for (let e = contacts.firstEdge(slot); e >= 0; e = contacts.firstEdge(slot)) {
       wakeIsland(this.bodies, contacts, contacts.otherBody(e));
@@ -471,6 +493,115 @@ export class World {
     return this.events.count;
   }
 
+  // ---------------------------------------------------------------- joints
+
+  /**
+   * Creates a joint (JointDef in types.ts: bodies by id, anchors and axis in world space now). Wakes both
+   * bodies; unless `collideConnected`, their contact (if any) goes and they no longer collide. Throws on a
+   * definition the world cannot take (scenario validation reports the same with paths). Returns its handle.
+   */
+  createJoint(def: JointDef): number {
+    const j = createJointSlot(this.joints, this.bodies, def);
+    const a = this.joints.bodyA[j];
+    const b = this.joints.bodyB[j];
+    wakeIsland(this.bodies, this.contacts, a);
+    if (b >= 0) {
+      wakeIsland(this.bodies, this.contacts, b);
+      if ((this.joints.flags[j] & J_COLLIDE) === 0) {
+        const c = this.contacts.find(Math.min(a, b), Math.max(a, b));
+        if (c >= 0) this.contacts.removeAt(c, this.events, this.bodies);
+      }
+    }
+    return this.joints.handleOf(j);
+  }
+
+  /** Removes a joint; its bodies wake. Unknown handles are ignored (returns false). */
+  removeJoint(handle: number): boolean {
+    const j = this.joints.resolve(handle);
+    if (j < 0) return false;
+    this.removeJointSlot(j);
+    return true;
+  }
+
+  private removeJointSlot(j: number): void {
+    wakeIsland(this.bodies, this.contacts, this.joints.bodyA[j]);
+    if (this.joints.bodyB[j] >= 0) wakeIsland(this.bodies, this.contacts, this.joints.bodyB[j]);
+    this.joints.remove(j);
+  }
+
+  private joint(handle: number): number {
+    const j = this.joints.resolve(handle);
+    if (j < 0) throw new Error(`unknown joint handle ${handle}`);
+    return j;
+  }
+
+  /** Handle of the joint with this id, or -1. */
+  jointHandleOf(id: string): number {
+    const j = this.joints.idToSlot.get(id);
+    return j === undefined ? -1 : this.joints.handleOf(j);
+  }
+
+  hasJoint(handle: number): boolean {
+    return this.joints.resolve(handle) >= 0;
+  }
+
+  get jointCount(): number {
+    return this.joints.liveCount;
+  }
+
+  /** Changes whenever a joint is created or removed (a break, its body's removal): cheap change detection. */
+  get jointsVersion(): number {
+    return this.joints.version;
+  }
+
+  /** A joint's identity, anchors and axis in its bodies' reference frames (allocates). */
+  getJoint(handle: number): JointInfo {
+    return jointInfo(this.joints, this.bodies, this.joint(handle));
+  }
+
+  /** Visits every joint in creation order (allocates one object per joint: for readers, not per tick). */
+  forEachJoint(fn: (joint: JointInfo) => void): void {
+    for (let k = 0; k < this.joints.liveCount; k++) fn(jointInfo(this.joints, this.bodies, this.joints.order[k]));
+  }
+
+  /**
+   * The force (N) and torque (N·m) the joint applied on body A during the last step it was solved, in
+   * world space (B received the opposite). What a breakForce / breakTorque is compared with.
+   */
+  jointReaction(handle: number): JointReaction {
+    const r = this.joint(handle) * 6;
+    const f = this.joints.reaction;
+    // The store keeps what B received.
+    return { force: [-f[r], -f[r + 1], -f[r + 2]], torque: [-f[r + 3], -f[r + 4], -f[r + 5]] };
+  }
+
+  /**
+   * Hinge angle (rad: A's turn relative to B about the axis, from the creation pose), slider travel (m: A
+   * relative to B along the axis), distance between the anchors (m); 0 for fixed and ball joints.
+   */
+  getJointCoordinate(handle: number): number {
+    return jointCoordinate(this.joints, this.bodies, this.joint(handle));
+  }
+
+  /** Sets (or with null removes) a hinge's or slider's motor; wakes the joint's bodies. */
+  setJointMotor(handle: number, motor: JointMotorDef | null): void {
+    const j = this.joint(handle);
+    const type = this.joints.type[j];
+    if (type !== 2 && type !== 3) throw new Error(`joint "${this.joints.ids[j]}": only hinge and slider joints have a motor`);
+    if (motor === null) this.joints.flags[j] &= ~J_MOTOR;
+    else {
+      if (!Number.isFinite(motor.targetVelocity) || !Number.isFinite(motor.maxForce) || motor.maxForce < 0) {
+        throw new Error("motor needs a finite targetVelocity and maxForce >= 0");
+      }
+      this.joints.flags[j] |= J_MOTOR;
+      // Stored mirrored, as at creation (joint-setup.ts).
+      this.joints.motor[j * 2] = -motor.targetVelocity;
+      this.joints.motor[j * 2 + 1] = motor.maxForce;
+    }
+    wakeIsland(this.bodies, this.contacts, this.joints.bodyA[j]);
+    if (this.joints.bodyB[j] >= 0) wakeIsland(this.bodies, this.contacts, this.joints.bodyB[j]);
+  }
+
   // ---------------------------------------------------------------- settings
 
   /** Changes settings between steps. Gravity changes and turning sleep off wake every body. */
@@ -687,6 +818,7 @@ export class World {
     return {
       bodies: this.bodies,
       contacts: this.contacts,
+      joints: this.joints,
       events: this.events,
       get settings() {
         return world.settings;
@@ -699,6 +831,12 @@ export class World {
       removedLastStep: this.removedLastStep,
       // The pipeline removes the bodies it rejects (bounds, non-finite).
       removeSlotInternal: (slot: number) => this.removeSlot(slot),
+      // A joint over its break threshold goes, reported with the force that broke it.
+      breakJointInternal: (joint: number, force: number) => {
+        const e = this.events.pushJointBreak(this.bodies, this.joints.ids[joint]!, this.joints.bodyA[joint], this.joints.bodyB[joint]);
+        this.events.impulse[e] = force;
+        this.joints.remove(joint);
+      },
     };
   }
 }

@@ -1,6 +1,9 @@
 import type { Scenario } from "../format.ts";
 import { arena } from "./arena.ts";
 import { bounce } from "./bounce.ts";
+import { bridge } from "./bridge.ts";
+import { cart } from "./cart.ts";
+import { chain } from "./chain.ts";
 import { failureLab } from "./failure-lab.ts";
 import { fiedlerCubes } from "./fiedler-cubes.ts";
 import { frictionRamp } from "./friction-ramp.ts";
@@ -9,6 +12,7 @@ import { pile1000 } from "./pile1000.ts";
 import { playground } from "./playground.ts";
 import { positionalCorrection } from "./positional-correction.ts";
 import { pyramid20 } from "./pyramid20.ts";
+import { ragdolls } from "./ragdolls.ts";
 import { rain2000 } from "./rain2000.ts";
 import { shapes1000 } from "./shapes1000.ts";
 import { stack10 } from "./stack10.ts";
@@ -31,6 +35,10 @@ export const BUILTIN_SCENARIOS: Readonly<Record<string, () => Scenario>> = Objec
   arena,
   playground,
   shapes1000,
+  bridge,
+  chain,
+  ragdolls,
+  cart,
 });
 
 /** Names of the built-in scenes, in registry order. */
