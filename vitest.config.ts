@@ -6,8 +6,8 @@ import { MISSING_TOOLS_ENV } from "./test/docs/system-tools.ts";
 // Where tests that skip for a missing system tool record it; the missing-tools reporter prints the list.
 process.env[MISSING_TOOLS_ENV] ??= join(tmpdir(), `physics-missing-tools-${process.pid}.ndjson`);
 
-/** The fast inner loop: engine, room simulation, network schema and scenarios, without the slow files. */
-const UNIT = ["test/engine/**/*.test.ts", "test/sim/**/*.test.ts", "test/net/**/*.test.ts", "test/scenarios/**/*.test.ts"];
+/** The fast inner loop: engine, room simulation, games core, network schema and scenarios, without the slow files. */
+const UNIT = ["test/engine/**/*.test.ts", "test/sim/**/*.test.ts", "test/game/**/*.test.ts", "test/games/**/*.test.ts", "test/net/**/*.test.ts", "test/scenarios/**/*.test.ts"];
 const SLOW = "test/**/*.slow.test.ts";
 /**
  * Allocation profiling counts what the engine allocates after V8 has optimised it; V8 optimises on a

@@ -25,8 +25,9 @@ import { DEFAULT_REPLAY_DIR } from "./replay/recorder.ts";
 import { ReplayStore } from "./replay/store.ts";
 import { LiveRooms } from "./rooms/live-rooms.ts";
 import { PhysicsRoom } from "./rooms/physics-room.ts";
+import { GameRegistry } from "../shared/game/registry.ts";
 import { ADMIN_ROOM_CAPS, PLAYER_ROOM_CAPS } from "./rooms/room-caps.ts";
-import { CONFIG_OPTION, ROOM_DEFAULTS, type RoomConfig } from "./rooms/room-config.ts";
+import { CONFIG_OPTION, GAME_OPTION, ROOM_DEFAULTS, type RoomConfig } from "./rooms/room-config.ts";
 import { DeadlineTransport } from "./shutdown.ts";
 
 export interface AppOptions {
@@ -56,6 +57,8 @@ export interface AppOptions {
   trustProxy?: string | number;
   /** Narrower ranges for some room knobs than the knob table's (PATCH /rooms/:id/settings refuses the rest). */
   knobRanges?: Partial<Record<RangedKnobKey, KnobRange>>;
+  /** The games rooms may play: the built-ins plus GAMES' modules (server/games.ts). Default: the built-ins. */
+  games?: GameRegistry;
 }
 
 export interface PhysicsServer {
@@ -125,6 +128,7 @@ function createRoomConfig(options: AppOptions): RoomConfig {
     probe,
     rooms,
     metrics,
+    games: options.games ?? new GameRegistry(),
   });
 }
 
@@ -178,6 +182,7 @@ async function createHttpApp(options: AppOptions, config: RoomConfig): Promise<F
     caps: config.adminCaps,
     knobRanges: config.knobRanges,
     metrics: config.metrics,
+    games: config.games,
   });
   await app.register(matchmakingRoutes, { admission: config.admission, bodyLimit: 2 * config.playerCaps.maxScenarioJsonBytes });
   return app;
@@ -212,7 +217,9 @@ async function createGameServer(options: AppOptions, config: RoomConfig) {
     logger: options.logger ? options.logger : options.logger === false ? SILENT : undefined,
   });
   // The definition's options reach every room's onCreate (and win over a client's options of the same name).
-  gameServer.define(ROOM_NAME, PhysicsRoom, { [CONFIG_OPTION]: config });
+  // Rooms are matched by game: joinOrCreate({ game: "soccer" }) never lands in a sandbox room (the
+  // matchmaking route names the sandbox when a client names no game, server/matchmaking.ts).
+  gameServer.define(ROOM_NAME, PhysicsRoom, { [CONFIG_OPTION]: config }).filterBy([GAME_OPTION]);
   return { gameServer, transport };
 }
 

@@ -1,3 +1,4 @@
+import { gamePaths } from "./game-paths.ts";
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import type { AdmissionLimits } from "./admission.ts";
@@ -118,6 +119,8 @@ export interface ServerConfig {
   logFormat: LogFormat | undefined;
   /** TRUST_PROXY: a hop count or a comma-separated address/CIDR list of proxies whose X-Forwarded-For is believed. */
   trustProxy: string | number | undefined;
+  /** GAMES: comma-separated paths of game modules (relative to the working directory), served beside the built-in games. */
+  games: string[];
   limits: ServerLimits;
 }
 
@@ -251,6 +254,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: reader.oneOf("LOG_LEVEL", LOG_LEVELS) ?? "info",
     logFormat: reader.oneOf("LOG_FORMAT", LOG_FORMATS),
     trustProxy: readTrustProxy(reader),
+    games: gamePaths(reader.raw("GAMES")),
     limits: readLimitsInto(reader),
   };
   reader.done();

@@ -1,5 +1,6 @@
 import { createPhysicsServer } from "./app.ts";
 import { CONFIG_EXIT_CODE, readConfig, readConfigOrExit } from "./config.ts";
+import { GameModuleError, loadGames } from "./games.ts";
 import { chooseLogFormat, createLogger } from "./logging.ts";
 
 /**
@@ -17,7 +18,9 @@ import { chooseLogFormat, createLogger } from "./logging.ts";
  */
 const config = readConfigOrExit(readConfig);
 const logger = createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout));
+const games = await loadGamesOrExit();
 const server = await createPhysicsServer({
+  games,
   adminToken: config.adminToken,
   replayDir: config.replayDir,
   logger,
@@ -46,6 +49,19 @@ logger.info(
   { host: config.host, port, replayDir: config.replayDir, redis: config.redisUrl !== undefined, publicAddress: config.publicAddress ?? null },
   "physics room server listening",
 );
+
+/** The built-in games plus GAMES' modules; a module that cannot be served stops the start (exit 2) naming the file. */
+async function loadGamesOrExit() {
+  try {
+    const registry = await loadGames(config.games);
+    if (config.games.length > 0) logger.info({ games: registry.names() }, "games loaded");
+    return registry;
+  } catch (err) {
+    const message = err instanceof GameModuleError ? err.message : `${(err as Error).message}`;
+    process.stderr.write(`cannot start: GAMES: ${message}\n`);
+    process.exit(CONFIG_EXIT_CODE);
+  }
+}
 
 /** Why listening failed, in terms of the variables that chose the address; null for anything else. */
 function listenProblem(err: NodeJS.ErrnoException): string | null {

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type Admission, type AdmissionVerdict, addressKey } from "./admission.ts";
 import { httpError } from "./http-errors.ts";
 import { CREATOR_OPTION, type CreatorInfo, TRUST_OPTION } from "./rooms/physics-room.ts";
-import { CONFIG_OPTION } from "./rooms/room-config.ts";
+import { DEFAULT_GAME } from "../shared/game/registry.ts";
+import { CONFIG_OPTION, GAME_OPTION } from "./rooms/room-config.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -108,6 +109,9 @@ async function matchmake(admission: Admission, req: MatchmakeRequest): Promise<u
   // Player-created rooms get the player caps: the admin marker, the creator and the room's configuration
   // never come from a client (the room definition's config would win anyway).
   const { [TRUST_OPTION]: _trust, [CREATOR_OPTION]: _creator, [CONFIG_OPTION]: _config, ...body } = raw as Record<string, unknown>;
+  // Rooms are matched on their game (filterBy): a client naming none plays the sandbox, in a sandbox room.
+  if (body[GAME_OPTION] === undefined) body[GAME_OPTION] = DEFAULT_GAME;
+  else if (typeof body[GAME_OPTION] !== "string") throw httpError(400, "game: must be a game's name (GET /games lists them)");
   const creator = req.creator;
   const { method, roomName } = req.params;
   try {

@@ -118,6 +118,8 @@ export class RoomMetrics {
   rejectedInputs = 0;
   /** Bodies the engine removed (left world.bounds or became non-finite). */
   removedBodies = 0;
+  /** Game hooks that threw (logged with the game's name and tick). */
+  hookErrors = 0;
   /** Tick schedule: tick-loop time, catch-up and skipped ticks (the room sets loop.stepMs). */
   readonly loop = new TickLoop();
   /** The room's CPU budget: its use in the last whole second and its overrun seconds (set once the room ticks). */
@@ -211,6 +213,7 @@ function trafficAndScheduleSeries(out: string[], rooms: readonly RoomMetrics[], 
   describe(out, "physics_backlog_closes_total", "counter", "Clients closed because their unsent backlog exceeded about 2 s of their traffic (close code 4030).");
   out.push(`physics_backlog_closes_total ${backlogCloses}`);
   perRoom(out, rooms, "physics_removed_bodies_total", "counter", "Bodies the engine removed (left world.bounds or became non-finite).", (m) => m.removedBodies);
+  perRoom(out, rooms, "physics_game_hook_errors_total", "counter", "Game hooks that threw (the input or event was dropped; the room went on).", (m) => m.hookErrors);
   perRoomHistogram(
     out,
     rooms,

@@ -1,4 +1,12 @@
-import { builtinNames, formatIssues, getBuiltinScenario, type Scenario, type ScenarioIssue, validateScenario } from "../shared/scenarios/index.ts";
+import {
+  builtinNames,
+  formatIssues,
+  getBuiltinScenario,
+  type Scenario,
+  type ScenarioIssue,
+  type ScenarioLimits,
+  validateScenario,
+} from "../shared/scenarios/index.ts";
 
 export type ScenarioResolution =
   | { ok: true; scenario: Scenario }
@@ -16,6 +24,8 @@ export interface ScenarioCaps {
   maxHullPoints?: number;
   /** Most mesh triangles, all meshes together (counted before validation). Default: no cap. */
   maxMeshTriangles?: number;
+  /** Most joints (counted before validation). Default: the format's limit (20000). */
+  maxJoints?: number;
 }
 
 /**
@@ -89,7 +99,14 @@ export function resolveScenario(input: unknown, prefix = "scenario", caps: Scena
       return fail(`${prefix}.${g.firstMesh}`, `the scenario's meshes have ${g.triangles} triangles in all, at most ${caps.maxMeshTriangles} allowed in this room`);
     }
   }
-  const result = validateScenario(input, caps.maxBodies !== undefined ? { maxBodies: caps.maxBodies } : undefined);
+  const joints = (input as { joints?: unknown }).joints;
+  if (caps.maxJoints !== undefined && Array.isArray(joints) && joints.length > caps.maxJoints) {
+    return fail(`${prefix}.joints`, `the scenario has ${joints.length} joints, at most ${caps.maxJoints} allowed in this room`);
+  }
+  const limits: Partial<ScenarioLimits> = {};
+  if (caps.maxBodies !== undefined) limits.maxBodies = caps.maxBodies;
+  if (caps.maxJoints !== undefined) limits.maxJoints = caps.maxJoints;
+  const result = validateScenario(input, limits);
   if (!result.ok) {
     const issues = result.issues.map((i) => ({
       path: i.path === "(root)" ? prefix : i.path.startsWith("[") ? `${prefix}${i.path}` : `${prefix}.${i.path}`,

@@ -1,10 +1,12 @@
 import { ArraySchema, MapSchema } from "@colyseus/schema";
-import { type BodyView, BodyTypeCode, type ReadonlyNumberArray, type World } from "../shared/engine/index.ts";
+import { type BodyView, BodyTypeCode, type JointInfo, type ReadonlyNumberArray, type World } from "../shared/engine/index.ts";
 import {
   AvatarState,
   BodyState,
   coarseOf,
   fineOf,
+  type JointState,
+  jointStateOf,
   kindOf,
   type PackedRotation,
   shapeDescriptor,
@@ -59,6 +61,10 @@ export class StateSync {
   private readonly quantized = new Int32Array(STRIDE);
   /** Avatars synced: session → grounded. */
   private avatarGrounded = new Map<string, boolean>();
+  /** The world's jointsVersion the joints map was last synced at (NaN: not yet for this world). */
+  private jointsVersion = Number.NaN;
+  /** Joints in the state: id → engine handle (a handle changes when an id is removed and created again). */
+  private jointHandles = new Map<string, number>();
   /** Bodies whose fields were assigned by the last sync (for benches). */
   lastChanged = 0;
 
@@ -77,6 +83,7 @@ export class StateSync {
       this.schemas = [];
       this.ids = [];
       this.generation = sim.worldGeneration;
+      this.resetJoints();
     }
     const n = b.slotCount;
     this.ensureCapacity(Math.max(n, this.handles.length));
@@ -103,6 +110,7 @@ export class StateSync {
       if (this.write(b, s, false)) changed++;
     }
     this.lastChanged = changed;
+    if (world.jointsVersion !== this.jointsVersion) this.syncJoints(world);
     this.syncAvatars(sim);
     this.state.tick = sim.tick;
     this.state.time = Math.round((sim.tick * 1000) / world.settings.tickRate);
@@ -111,6 +119,41 @@ export class StateSync {
     if (this.cameraOf !== sim.scenario) this.syncCamera(sim);
     const counts = sim.sensorCounts();
     if (counts.size > 0) counts.forEach(this.syncSensor);
+    if (sim.runtime.hashesFields) this.syncFields(sim);
+  }
+
+  /** Each game and player field's JSON as last written, by its key in `fields`. */
+  private readonly fieldText = new Map<string, string>();
+
+  /**
+   * The game's fields and its players' into `fields` (see RoomState): a key is written when its JSON
+   * changed, and a player's keys are deleted once the player has left.
+   */
+  private syncFields(sim: RoomSim): void {
+    let map = this.state.fields;
+    if (map === undefined) {
+      map = new MapSchema<string>();
+      this.state.fields = map;
+    }
+    const seen = new Set<string>();
+    const put = (key: string, value: unknown): void => {
+      seen.add(key);
+      const text = JSON.stringify(value);
+      if (this.fieldText.get(key) === text) return;
+      this.fieldText.set(key, text);
+      map.set(key, text);
+    };
+    const game = sim.runtime.state;
+    for (const name of Object.keys(game)) put(name, game[name]);
+    for (const player of sim.runtime.players) {
+      for (const name of Object.keys(player.state)) put(`${player.session}:${name}`, player.state[name]);
+    }
+    if (seen.size === this.fieldText.size) return;
+    for (const key of [...this.fieldText.keys()]) {
+      if (seen.has(key)) continue;
+      this.fieldText.delete(key);
+      map.delete(key);
+    }
   }
 
   /** A sensor's count into its body's `inside`, when it changed (counts.forEach: no iterator per sync). */
@@ -205,6 +248,45 @@ export class StateSync {
     }
     if (fields !== 0) assignFields(this.schemas[s]!, fields, q);
     return fields !== 0;
+  }
+
+  /**
+   * A rebuilt world: the joints map starts over with the bodies (a fresh map, one replace op), or goes
+   * on being absent while no world of this room had a joint (see RoomState.joints).
+   */
+  private resetJoints(): void {
+    if (this.state.joints !== undefined) this.state.joints = new MapSchema<JointState>();
+    this.jointHandles.clear();
+    this.jointsVersion = Number.NaN;
+  }
+
+  /**
+   * Joints are created and removed far more rarely than bodies move, and never change: the world's
+   * jointsVersion says when to look (one compare per sync), and then each joint is added once, when new,
+   * and deleted when gone (broken, removed, or taken with one of its bodies).
+   */
+  private syncJoints(world: World): void {
+    this.jointsVersion = world.jointsVersion;
+    if (this.state.joints === undefined) {
+      if (world.jointCount === 0) return;
+      this.state.joints = new MapSchema<JointState>();
+    }
+    const joints = this.state.joints;
+    const handles = this.jointHandles;
+    const present = new Set<string>();
+    world.forEachJoint((info: JointInfo) => {
+      present.add(info.id);
+      if (handles.get(info.id) === info.handle) return;
+      // New, or another joint under a reused id: its fields are written once, so it is a new entry.
+      handles.set(info.id, info.handle);
+      joints.set(info.id, jointStateOf(info));
+    });
+    if (handles.size === present.size) return;
+    for (const id of [...handles.keys()]) {
+      if (present.has(id)) continue;
+      handles.delete(id);
+      joints.delete(id);
+    }
   }
 
   private syncAvatars(sim: RoomSim): void {

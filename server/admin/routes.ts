@@ -4,6 +4,8 @@ import type { FastifyInstance } from "fastify";
 import * as S from "../../shared/net/admin.ts";
 import { type KnobRanges, ROOM_NAME, roomSettingsPatchSchema } from "../../shared/net/index.ts";
 import { BUILTIN_SCENARIOS, builtinNames, getBuiltinScenario } from "../../shared/scenarios/index.ts";
+import { DEFAULT_GAME, type GameRegistry } from "../../shared/game/registry.ts";
+import { gameListing } from "../games.ts";
 import { httpError } from "../http-errors.ts";
 import type { ServerMetrics } from "../metrics.ts";
 import type { ReplayStore } from "../replay/store.ts";
@@ -22,6 +24,8 @@ export interface AdminOptions {
   knobRanges: KnobRanges;
   /** The server's /metrics registry. */
   metrics: ServerMetrics;
+  /** The games rooms may play (GET /games, POST /rooms' `game`). */
+  games: GameRegistry;
 }
 
 /** Route schemas type the handlers (the contract's Static types): requests in, replies out. */
@@ -31,16 +35,16 @@ function typed(app: FastifyInstance) {
 
 /** What GET /rooms shows for a room hosted elsewhere: the summary it keeps in its listing. */
 function fromListing(l: { roomId: string; clients: number; processId: string; metadata?: unknown }): S.RoomListEntry {
-  const meta = (l.metadata ?? {}) as { scenario?: string; info?: S.RoomInfo & { updatedAt?: number } };
+  const meta = (l.metadata ?? {}) as { scenario?: string; game?: string; info?: S.RoomInfo & { updatedAt?: number } };
   if (meta.info) {
     const { updatedAt, ...info } = meta.info;
     return { ...info, clients: l.clients, processId: l.processId, infoAgeMs: updatedAt ? Math.max(0, Date.now() - updatedAt) : undefined };
   }
-  return { roomId: l.roomId, clients: l.clients, scenario: meta.scenario ?? "", processId: l.processId };
+  return { roomId: l.roomId, clients: l.clients, scenario: meta.scenario ?? "", ...(meta.game ? { game: meta.game } : {}), processId: l.processId };
 }
 
-/** Liveness, readiness, /metrics and the built-in scenarios (reads only). */
-async function statusRoutes(fastify: FastifyInstance, opts: { metrics: ServerMetrics }): Promise<void> {
+/** Liveness, readiness, /metrics, the built-in scenarios and the games (reads only). */
+async function statusRoutes(fastify: FastifyInstance, opts: { metrics: ServerMetrics; games: GameRegistry }): Promise<void> {
   const app = typed(fastify);
   app.get("/health", { schema: { response: { 200: S.StatusReply } } }, async () => ({ status: "ok" }));
 
@@ -60,6 +64,10 @@ async function statusRoutes(fastify: FastifyInstance, opts: { metrics: ServerMet
       return { name, description: s.description ?? "", bodies: s.bodies.length };
     }),
   );
+
+  // Computed once: the games are fixed for the process's life.
+  const games = opts.games.list().map(gameListing);
+  app.get("/games", async () => games);
 
   app.get("/scenarios/:name", { schema: { params: S.NameParams } }, async (req) => {
     const scenario = getBuiltinScenario(req.params.name);
@@ -99,12 +107,17 @@ async function roomRoutes(fastify: FastifyInstance, opts: AdminOptions): Promise
   });
 
   app.post("/rooms", { schema: { body: S.createRoomBodySchema(opts.caps), response: { 201: S.CreatedRoom } } }, async (req, reply) => {
-    const { scenario, ...limits } = req.body;
-    const resolved = resolveScenario(scenario, "scenario", caps);
+    const { scenario, game: gameName, ...limits } = req.body;
+    const game = opts.games.get(gameName ?? DEFAULT_GAME);
+    if (!game) throw httpError(400, `game: no game "${gameName}" (known: ${opts.games.names().join(", ")})`);
+    if (scenario !== undefined && !game.anyScenario) throw httpError(400, `scenario: game "${game.name}" plays its own scenario`);
+    const resolved = resolveScenario(scenario ?? game.scenario, "scenario", caps);
     if (!resolved.ok) throw httpError(400, resolved.message, { issues: resolved.issues });
     let roomId: string;
     try {
-      roomId = (await matchMaker.createRoom(ROOM_NAME, { ...limits, scenario: resolved.scenario, [TRUST_OPTION]: opts.adminToken })).roomId;
+      // The game's own scenario is the room's to resolve (it was checked above, with the same caps).
+      const chosen = scenario !== undefined ? { scenario: resolved.scenario } : {};
+      roomId = (await matchMaker.createRoom(ROOM_NAME, { ...limits, game: game.name, ...chosen, [TRUST_OPTION]: opts.adminToken })).roomId;
     } catch (err) {
       // e.g. "server full: this process already hosts 500 rooms"
       throw httpError(503, `room not created: ${(err as Error).message.slice(0, 200)}`);
@@ -167,7 +180,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
   app.addHook("onRequest", bearerAuth(opts.adminToken));
   // A token check that changes nothing (the knobs panel's unlock): the hook above answers 401 to a wrong token.
   app.post("/auth/check", async (_req, reply) => reply.code(204).send());
-  await app.register(statusRoutes, { metrics: opts.metrics });
+  await app.register(statusRoutes, { metrics: opts.metrics, games: opts.games });
   await app.register(roomRoutes, opts);
   await app.register(replayRoutes, { replayStore: opts.replayStore });
 }

@@ -15,7 +15,7 @@ export function warmEngine(): void {
   if (!scenario) return;
   const sim = new RoomSim(scenario, { maxBodies: 1000 });
   sim.enqueue({ type: "join", session: "warm-up" });
-  sim.enqueue({ type: "spawn", session: "warm-up", shape: "sphere", size: 0.5 });
-  sim.enqueue({ type: "spawn", session: "warm-up", shape: "box", size: 0.5 });
+  sim.enqueue({ type: "input", session: "warm-up", name: "spawn", message: { shape: "sphere", size: 0.5 } });
+  sim.enqueue({ type: "input", session: "warm-up", name: "spawn", message: { shape: "box", size: 0.5 } });
   for (let i = 0; i < 150; i++) sim.step();
 }

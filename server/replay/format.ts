@@ -6,8 +6,9 @@ import type { BodyDigest, SimInput, SimOptions } from "../../shared/sim/index.ts
  * Replay files: newline-delimited JSON, one object per line, appended while the room runs.
  *
  *   {"type":"header", format, engineVersion, simVersion, node, roomId, createdAt, tickRate,
- *    keyframeInterval, options, scenario, settings}
- *   {"t":1,"h":"<16 hex>"}                              one line per tick: tick and world hash after it,
+ *    keyframeInterval, options, game, scenario, settings}
+ *   {"t":1,"h":"<16 hex>"}                              one line per tick: tick and world hash after it
+ *                                                        (then ":<8 hex>" of the game's fields, if it has any),
  *   {"t":2,"h":"…","i":[{"type":"join","session":"…"}]}  plus the inputs applied at its start, in order
  *   {"type":"keyframe","t":600,"bodies":[[id, hash8, x, y, z], …]}   every keyframeInterval ticks
  *   {"type":"end","t":1234,"reason":"dispose"}           when the room closes cleanly, or the recording
@@ -52,8 +53,19 @@ export interface ReplayHeader {
   tickRate: number;
   keyframeInterval: number;
   options: SimOptions;
+  /**
+   * The game the room played: its name and version (verified against the same), and for a game loaded
+   * from GAMES the module's path at record time (the verifier never loads it on its own: GAMES must name it).
+   */
+  game: ReplayGame;
   scenario: Scenario;
   settings: WorldSettings;
+}
+
+export interface ReplayGame {
+  name: string;
+  version: string;
+  module?: string;
 }
 
 export interface TickLine {

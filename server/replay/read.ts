@@ -1,3 +1,6 @@
+import type { GameDefinition } from "../../shared/game/define.ts";
+import type { GameRegistry } from "../../shared/game/registry.ts";
+import { gamesFromEnvironment } from "../games.ts";
 import { createReadStream, statSync } from "node:fs";
 import type { SimInput } from "../../shared/sim/index.ts";
 import { readLimits } from "../config.ts";
@@ -23,6 +26,8 @@ export interface ReadOptions {
   onLine?: (lineNumber: number, tick: number) => void;
   /** Called now and then with the bytes read and the file's size. */
   onBytes?: (bytesRead: number, totalBytes: number) => void;
+  /** The games a recording may name. Default: the built-ins plus GAMES' modules (server/games.ts). */
+  games?: GameRegistry;
 }
 
 /**
@@ -115,7 +120,7 @@ function excerpt(text: string): string {
 export async function* readReplay(
   path: string,
   options: ReadOptions = {},
-): AsyncGenerator<{ header: ReplayHeader; lineNumber: number } | { line: ReplayLine; lineNumber: number }, TruncatedTail | null> {
+): AsyncGenerator<{ header: ReplayHeader; game: GameDefinition; lineNumber: number } | { line: ReplayLine; lineNumber: number }, TruncatedTail | null> {
   let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path);
@@ -128,7 +133,8 @@ export async function* readReplay(
   if (total > maxBytes) {
     throw new ReplayFileError(null, `the file is ${total} bytes, over the ${maxBytes}-byte limit: refused unread (--max-bytes raises the limit)`);
   }
-  const state: LineState = { tick: 0, ended: false, players: new Set() };
+  const games = options.games ?? (await gamesFromEnvironment());
+  const state: LineState = { tick: 0, ended: false, players: new Set(), game: null };
   let sawHeader = false;
   let bytes = 0;
   let lastLine = 0;
@@ -154,9 +160,10 @@ export async function* readReplay(
       throw new ReplayFileError(raw.lineNumber, `not JSON (${detail}): ${excerpt(raw.text)}`);
     }
     if (!sawHeader) {
-      const header = checkHeader(value, raw.lineNumber);
+      const { header, game } = checkHeader(value, raw.lineNumber, games);
+      state.game = game;
       sawHeader = true;
-      yield { header, lineNumber: raw.lineNumber };
+      yield { header, game, lineNumber: raw.lineNumber };
     } else {
       yield { line: checkLine(value, raw.lineNumber, state), lineNumber: raw.lineNumber };
     }

@@ -44,7 +44,15 @@ export class ReplayRecorder {
   private readonly sim: RoomSim;
   private observer: RecorderObserver | null = null;
 
-  constructor(dir: string, roomId: string, sim: RoomSim, keyframeInterval = DEFAULT_KEYFRAME_INTERVAL, maxBytes = Number.POSITIVE_INFINITY) {
+  constructor(
+    dir: string,
+    roomId: string,
+    sim: RoomSim,
+    keyframeInterval = DEFAULT_KEYFRAME_INTERVAL,
+    maxBytes = Number.POSITIVE_INFINITY,
+    /** The file the room's game was loaded from (a GAMES module), recorded for whoever verifies it. */
+    gameModule?: string,
+  ) {
     mkdirSync(dir, { recursive: true });
     this.path = replayPath(dir, roomId);
     this.keyframeInterval = keyframeInterval;
@@ -67,6 +75,7 @@ export class ReplayRecorder {
       tickRate: sim.world.settings.tickRate,
       keyframeInterval,
       options: sim.options,
+      game: { name: sim.game.name, version: sim.game.version, ...(gameModule ? { module: gameModule } : {}) },
       scenario: sim.scenario,
       settings: sim.world.settings,
     };

@@ -1,14 +1,16 @@
 import AjvCompiler from "@fastify/ajv-compiler";
 import { ENGINE_VERSION, resolveSettings } from "../../shared/engine/index.ts";
 import { KNOB_RANGES, type RoomSettingsPatch, roomSettingsPatchSchema } from "../../shared/net/knobs.ts";
-import { type ClientMessageType, LIMITS, MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, parseClientMessage } from "../../shared/net/messages.ts";
+import type { GameDefinition } from "../../shared/game/define.ts";
+import type { GameRegistry } from "../../shared/game/registry.ts";
+import { formatZodIssues, LIMITS, MSG_MOVE, parseClientMessage } from "../../shared/net/messages.ts";
 import type { Scenario, ScenarioIssue } from "../../shared/scenarios/index.ts";
 import { type BodyDigest, SIM_VERSION, type SimInput, type SimOptions } from "../../shared/sim/index.ts";
 import { AJV_OPTIONS } from "../admin/schemas.ts";
 import { ADMIN_ROOM_CAPS, scenarioCaps } from "../rooms/room-caps.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { ReplayFileError } from "./errors.ts";
-import { type EndLine, type KeyframeLine, REPLAY_FORMAT, type ReplayHeader, type TickLine } from "./format.ts";
+import { type EndLine, type KeyframeLine, REPLAY_FORMAT, type ReplayGame, type ReplayHeader, type TickLine } from "./format.ts";
 
 export { ReplayFileError } from "./errors.ts";
 
@@ -30,6 +32,8 @@ const MAX_BODY_ID_LENGTH = 2 * LIMITS.maxIdLength;
 /** Hex digits of a world hash or a body hash at most. */
 const MAX_HASH_LENGTH = 64;
 const HEX = /^[0-9a-f]+$/;
+/** A tick's hash: the world's, then `:` and 8 hex digits of the game's fields when the game has fields. */
+const TICK_HASH = /^[0-9a-f]{1,64}(:[0-9a-f]{8})?$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -104,6 +108,13 @@ function hash(v: unknown, path: string, line: number, length?: number): string {
   return v;
 }
 
+function tickHash(v: unknown, line: number): string {
+  if (typeof v !== "string" || !TICK_HASH.test(v)) {
+    throw new ReplayFileError(line, `h: must be a world hash of 1..${MAX_HASH_LENGTH} lowercase hex digits, then ":" and 8 for a game with fields, got ${describe(v)}`);
+  }
+  return v;
+}
+
 function scenarioProblem(issues: readonly ScenarioIssue[]): string {
   const shown = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`);
   const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : "";
@@ -128,6 +139,7 @@ const HEADER_KEYS = [
   "tickRate",
   "keyframeInterval",
   "options",
+  "game",
   "scenario",
   "settings",
 ] as const;
@@ -137,7 +149,7 @@ const HEADER_KEYS = [
  * scenario through the server's own validation (the returned header holds the validated copy), and a
  * tick rate that is the scenario's.
  */
-export function checkHeader(v: unknown, line: number): ReplayHeader {
+export function checkHeader(v: unknown, line: number, games: GameRegistry): { header: ReplayHeader; game: GameDefinition } {
   if (!isObject(v) || v.type !== "header") throw new ReplayFileError(line, `not a replay header (a JSON object with "type":"header")`);
   onlyKeys(v, HEADER_KEYS, "header", line);
   const format = requireKey(v, "format", "header", line);
@@ -156,10 +168,12 @@ export function checkHeader(v: unknown, line: number): ReplayHeader {
   const keyframeInterval = integerIn(requireKey(v, "keyframeInterval", "header", line), 1, Number.MAX_SAFE_INTEGER, "header.keyframeInterval", line);
   const rawOptions = requireKey(v, "options", "header", line);
   if (!isObject(rawOptions)) throw new ReplayFileError(line, `header.options: must be an object, got ${describe(rawOptions)}`);
-  onlyKeys(rawOptions, ["maxBodies"], "header.options", line);
+  onlyKeys(rawOptions, ["maxBodies", "seed"], "header.options", line);
   const options: SimOptions = {
     maxBodies: integerIn(requireKey(rawOptions, "maxBodies", "header.options", line), 1, ADMIN_ROOM_CAPS.maxBodies, "header.options.maxBodies", line),
+    seed: integerIn(requireKey(rawOptions, "seed", "header.options", line), 0, 0xffffffff, "header.options.seed", line),
   };
+  const { recorded, game } = checkGame(requireKey(v, "game", "header", line), line, games);
   const scenario = checkScenario(requireKey(v, "scenario", "header", line), "header.scenario", line);
   const tickRate = requireKey(v, "tickRate", "header", line);
   const scenarioRate = resolveSettings(scenario.world ?? {}).tickRate;
@@ -169,7 +183,7 @@ export function checkHeader(v: unknown, line: number): ReplayHeader {
   // Informational (the resolved engine settings at creation): only its shape is checked.
   const settings = requireKey(v, "settings", "header", line);
   if (!isObject(settings)) throw new ReplayFileError(line, `header.settings: must be an object, got ${describe(settings)}`);
-  return {
+  const header: ReplayHeader = {
     type: "header",
     format: REPLAY_FORMAT,
     engineVersion,
@@ -180,13 +194,34 @@ export function checkHeader(v: unknown, line: number): ReplayHeader {
     tickRate: scenarioRate,
     keyframeInterval,
     options,
+    game: recorded,
     scenario,
     settings: settings as unknown as ReplayHeader["settings"],
   };
+  return { header, game };
 }
 
-/** Player inputs: the room's own message schema after the session (the room adds type and session). */
-const PLAYER_INPUTS: Readonly<Record<string, ClientMessageType>> = { move: MSG_MOVE, spawn: MSG_SPAWN, impulse: MSG_IMPULSE };
+/**
+ * The header's game: one of `games` by name, at the recorded version. A game from a module is never
+ * loaded from the path the file names (a replay is data, not code to run): GAMES must name it.
+ */
+function checkGame(v: unknown, line: number, games: GameRegistry): { recorded: ReplayGame; game: GameDefinition } {
+  if (!isObject(v)) throw new ReplayFileError(line, `header.game: must be an object, got ${describe(v)}`);
+  onlyKeys(v, ["name", "version", "module"], "header.game", line);
+  const name = text(requireKey(v, "name", "header.game", line), "header.game.name", line, 64);
+  const version = text(requireKey(v, "version", "header.game", line), "header.game.version", line, 64);
+  const module = Object.hasOwn(v, "module") ? text(v.module, "header.game.module", line, 1024) : undefined;
+  const game = games.get(name);
+  if (!game) {
+    const hint = module !== undefined ? `: set GAMES=${module} (the module it was recorded with)` : "";
+    throw new ReplayFileError(line, `header.game.name: the room played game "${name}", which this verifier does not have (it has ${games.names().join(", ")})${hint}`);
+  }
+  if (game.version !== version) {
+    throw new ReplayFileError(line, `header.game.version: recorded with game "${name}" version ${version}, this verifier has version ${game.version}`);
+  }
+  return { recorded: { name, version, ...(module !== undefined ? { module } : {}) }, game };
+}
+
 
 /**
  * The admin API's validation of a settings patch: null when valid, else the first problem (Ajv stops at
@@ -210,26 +245,35 @@ export function settingsPatchProblem(patch: unknown, path: string): string | nul
  * One recorded input, validated as the server validated it before queueing it. Returns a clean copy
  * (a `load` carries the re-validated scenario).
  */
-export function checkInput(v: unknown, path: string, line: number): SimInput {
+export function checkInput(v: unknown, path: string, line: number, game: GameDefinition): SimInput {
   if (!isObject(v)) throw new ReplayFileError(line, `${path}: must be an input object, got ${describe(v)}`);
   const type = requireKey(v, "type", path, line);
   if (typeof type !== "string") throw new ReplayFileError(line, `${at(path, "type")}: must be a string, got ${describe(type)}`);
   switch (type) {
     case "join":
-    case "leave":
-    case "restart": {
+    case "leave": {
       onlyKeys(v, ["type", "session"], path, line);
       return { type, session: text(requireKey(v, "session", path, line), at(path, "session"), line, MAX_SESSION_LENGTH) };
     }
-    case "move":
-    case "spawn":
-    case "impulse": {
+    case "move": {
+      if (game.avatar === null) throw new ReplayFileError(line, `${path}: a move, but game "${game.name}" has no avatar`);
       const session = text(requireKey(v, "session", path, line), at(path, "session"), line, MAX_SESSION_LENGTH);
       // What the client sent: the input without the two fields the room adds (spread: own keys only).
       const { type: _type, session: _session, ...payload } = v;
-      const parsed = parseClientMessage(PLAYER_INPUTS[type], payload);
+      const parsed = parseClientMessage(MSG_MOVE, payload);
       if (!parsed.ok) throw new ReplayFileError(line, `${path} (${type}): ${parsed.reason}`);
-      return { type, session, ...parsed.value } as SimInput;
+      return { type, session, ...parsed.value };
+    }
+    case "input": {
+      onlyKeys(v, ["type", "session", "name", "message"], path, line);
+      const session = text(requireKey(v, "session", path, line), at(path, "session"), line, MAX_SESSION_LENGTH);
+      const name = text(requireKey(v, "name", path, line), at(path, "name"), line, 64);
+      const def = Object.hasOwn(game.inputs, name) ? game.inputs[name] : undefined;
+      if (def === undefined) throw new ReplayFileError(line, `${at(path, "name")}: game "${game.name}" has no input ${quote(name)}`);
+      // Parsed again with the game's own schema, as the room did before queueing it.
+      const parsed = def.schema.safeParse(requireKey(v, "message", path, line));
+      if (!parsed.success) throw new ReplayFileError(line, `${path} (input ${name}): ${formatZodIssues(parsed.error.issues)}`);
+      return { type, session, name, message: parsed.data };
     }
     case "settings": {
       onlyKeys(v, ["type", "patch"], path, line);
@@ -243,7 +287,7 @@ export function checkInput(v: unknown, path: string, line: number): SimInput {
       return { type, scenario: checkScenario(requireKey(v, "scenario", path, line), at(path, "scenario"), line) };
     }
     default:
-      throw new ReplayFileError(line, `${at(path, "type")}: unknown input type ${quote(type)} (known: join, leave, move, spawn, impulse, settings, load, restart)`);
+      throw new ReplayFileError(line, `${at(path, "type")}: unknown input type ${quote(type)} (known: join, leave, move, input, settings, load)`);
   }
 }
 
@@ -253,6 +297,8 @@ export interface LineState {
   ended: boolean;
   /** Sessions joined and not left: a room holds at most its maxClients (the admin cap at most). */
   players: Set<string>;
+  /** The header's game (its inputs' schemas validate the recorded messages). */
+  game: GameDefinition | null;
 }
 
 /** Keeps the players in the room within the admin cap on clients, as the room itself does. */
@@ -282,13 +328,14 @@ export function checkLine(v: unknown, line: number, state: LineState): TickLine 
       const found = typeof t === "number" && Number.isInteger(t) ? `tick ${t}` : describe(t);
       throw new ReplayFileError(line, `t: expected tick ${expected}, found ${found}`);
     }
-    const h = hash(requireKey(v, "h", "", line), "h", line);
+    const h = tickHash(requireKey(v, "h", "", line), line);
     const tick: TickLine = { t: expected, h };
     if (Object.hasOwn(v, "i")) {
       const raw = v.i;
       if (!Array.isArray(raw)) throw new ReplayFileError(line, `i: must be a list of inputs, got ${describe(raw)}`);
       tick.i = raw.map((value, k) => {
-        const input = checkInput(value, `i[${k}]`, line);
+        if (state.game === null) throw new ReplayFileError(line, "a tick before the header");
+        const input = checkInput(value, `i[${k}]`, line, state.game);
         trackPlayers(input, state, `i[${k}]`, line);
         return input;
       });

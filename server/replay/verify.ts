@@ -1,3 +1,4 @@
+import type { GameRegistry } from "../../shared/game/registry.ts";
 import { type BodyDifference, bodyDigests, diffBodies, RoomSim, type SimInput } from "../../shared/sim/index.ts";
 
 export { type BodyDifference, diffBodies };
@@ -61,6 +62,8 @@ export interface VerifyOptions {
   onStep?: (progress: VerifyProgress) => void;
   /** Files larger than this are refused unread. Default: defaultMaxReplayBytes() (read.ts). */
   maxBytes?: number;
+  /** The games a recording may name. Default: the built-ins plus GAMES' modules. */
+  games?: GameRegistry;
 }
 
 /**
@@ -84,6 +87,7 @@ export async function verifyReplay(path: string, options: VerifyOptions = {}): P
   progress.fraction = 0;
   const reader = readReplay(path, {
     ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    ...(options.games ? { games: options.games } : {}),
     onLine: (line) => {
       progress.line = line;
     },
@@ -94,7 +98,7 @@ export async function verifyReplay(path: string, options: VerifyOptions = {}): P
   const first = await reader.next();
   if (first.done || !("header" in first.value)) throw new ReplayFileError(1, "missing header");
   const header = first.value.header;
-  const sim = new RoomSim(header.scenario, header.options);
+  const sim = new RoomSim(header.scenario, header.options, first.value.game);
   const report: VerifyReport = { header, ticks: 0, keyframesChecked: 0, inputs: 0, ended: summary.end !== null, truncated: summary.truncated, divergence: null, summary };
   for (;;) {
     const next = await reader.next();
@@ -119,6 +123,7 @@ export async function verifyReplay(path: string, options: VerifyOptions = {}): P
 function validatingPass(path: string, options: VerifyOptions, progress: VerifyProgress): Promise<ReplaySummary> {
   return scanReplay(path, {
     ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    ...(options.games ? { games: options.games } : {}),
     onLine: (line, tick) => {
       progress.line = line;
       progress.tick = tick;

@@ -5,18 +5,13 @@ import {
   CLOSE_RATE_LIMITED,
   CLOSE_REPLACED,
   CLOSE_REPLACED_REASON,
-  type ClientMessageType,
   type CreateRoomBody,
-  LIMITS,
-  MSG_IMPULSE,
+  CLOSE_GAME_FAILED,
   MSG_MOVE,
   MSG_REJECTED,
-  MSG_RESTART,
-  MSG_SPAWN,
   MSG_WELCOME,
   PATCH_RATE_MS,
   parseClientMessage,
-  RESTART_INTERVAL_SECONDS,
   type RejectedMessage,
   type RoomInfo,
   type RoomSettingsPatch,
@@ -26,7 +21,10 @@ import {
 } from "../../shared/net/index.ts";
 import { type RemovedBody, resolveSettings, type WorldSettings } from "../../shared/engine/index.ts";
 import { minRestitutionThreshold, type Scenario } from "../../shared/scenarios/index.ts";
-import { pointNearBody, RoomSim } from "../../shared/sim/index.ts";
+import type { GameDefinition } from "../../shared/game/define.ts";
+import { DEFAULT_GAME } from "../../shared/game/registry.ts";
+import type { HookError } from "../../shared/game/runtime.ts";
+import { RoomSim } from "../../shared/sim/index.ts";
 import { SEAT_USED_CHANNEL } from "../admission.ts";
 import { solverPasses } from "../cpu/cost-model.ts";
 import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
@@ -35,8 +33,9 @@ import { ReplayRecorder } from "../replay/recorder.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { releaseUnclaimedSeats } from "../shutdown.ts";
 import { StateSync } from "../state-sync.ts";
+import { InputGate } from "./input-gate.ts";
 import { InputLimiter } from "./input-limiter.ts";
-import { createHash } from "node:crypto";
+import { createHash, getRandomValues } from "node:crypto";
 import type { LiveRoom } from "./live-rooms.ts";
 import { type RoomCaps, scenarioCaps } from "./room-caps.ts";
 import { CONFIG_OPTION, type RoomConfig } from "./room-config.ts";
@@ -62,6 +61,8 @@ const ALWAYS_HANDLED: ReadonlySet<number> = new Set([Protocol.JOIN_ROOM, Protoco
 const LISTING_REFRESH_MS = 2000;
 /** Removed-body log lines per room per second at most (the rest are counted). */
 const REMOVAL_LOGS_PER_SECOND = 5;
+/** Hook-error log lines per room per second at most (the rest are counted). */
+const HOOK_ERROR_LOGS_PER_SECOND = 5;
 
 /**
  * Options a room is created with: POST /rooms' body (the admin API's contract), or the join options of
@@ -121,6 +122,7 @@ function bounded(value: unknown, fallback: number, min: number, max: number): nu
 interface Admitted {
   /** The creator's address (admission key), "local" for the admin API and the server itself. */
   address: string;
+  game: GameDefinition;
   scenario: Scenario;
   settings: WorldSettings;
   /** Most bodies the room may hold (a player room's follows from its CPU budget). */
@@ -151,15 +153,15 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   metrics!: RoomMetrics;
   private sync!: StateSync;
   private recorder: ReplayRecorder | null = null;
-  private maxSpawnsPerSecond = 4;
+  maxSpawnsPerSecond = 4;
   private caps!: RoomCaps;
-  private maxBodies = 3000;
+  maxBodies = 3000;
   private patchRateMs = 50;
-  /** Recent accepted spawn ticks per session (a sliding one-second window in sim ticks). */
-  private spawnTicks = new Map<string, number[]>();
-  private queuedSpawns = 0;
-  /** Tick of the last accepted restart (players share one restart allowance per room). */
-  private lastRestartTick = Number.NEGATIVE_INFINITY;
+  /** The game's inputs' boundary: schemas, rate limits, the game's checks (built with the simulation). */
+  private gate!: InputGate;
+  private hookLogWindow = 0;
+  private hookLogs = 0;
+  private hookErrorsUnlogged = 0;
   private encodedBytes = 0;
   private encoderHooked = false;
   /** Sync time of the current patch, ms (measured in onBeforePatch, subtracted from broadcastPatch). */
@@ -208,14 +210,14 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     await nextTurn();
     if (!this.trusted) await this.probeScenario(admitted);
     this.applyLimits(options, admitted.bodyCap);
-    await this.buildSimulation(admitted.scenario);
+    await this.buildSimulation(admitted.scenario, admitted.game);
     this.startTicking();
     logger.info({ ...this.logFields(), creator: this.trusted ? "admin" : "player", bodies: this.sim.world.bodyCount, maxClients: this.maxClients }, "room created");
   }
 
-  /** Fields of every lifecycle log line (room created/disposed, player joined/left): which room, which scenario. */
-  private logFields(): { roomId: string; scenario: string } {
-    return { roomId: this.roomId, scenario: this.sim.scenario.name };
+  /** Fields of every lifecycle log line (room created/disposed, player joined/left): which room, game and scenario. */
+  private logFields(): { roomId: string; game: string; scenario: string } {
+    return { roomId: this.roomId, game: this.sim.game.name, scenario: this.sim.scenario.name };
   }
 
   /** Refuses the creation: the admission counts and logs it for `address`; the creator reads `message`. */
@@ -241,12 +243,21 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     }
     const verdict = this.trusted ? admission.createAdminRoom(limits.maxRooms) : admission.createPlayerRoom(address, limits.maxRooms, Date.now(), !creator?.charged);
     if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message);
-    const input = options.scenario ?? defaults.scenario;
+    const gameName = options.game ?? DEFAULT_GAME;
+    const game = typeof gameName === "string" ? this.config.games.get(gameName) : undefined;
+    if (!game) {
+      return this.refuse(address, 400, "invalid-game", `invalid game: game: no game "${String(gameName).slice(0, 64)}" (known: ${this.config.games.names().join(", ")})`);
+    }
+    if (options.scenario !== undefined && !game.anyScenario) {
+      return this.refuse(address, 400, "invalid-scenario", `invalid scenario: scenario: game "${game.name}" plays its own scenario`);
+    }
+    // The sandbox starts from the server's default scenario; any other game from its own.
+    const input = options.scenario ?? (game.name === DEFAULT_GAME ? defaults.scenario : game.scenario);
     const resolved = resolveScenario(input, "scenario", scenarioCaps(this.caps));
     if (!resolved.ok) return this.refuse(address, 400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
     const settings = resolveSettings(resolved.scenario.world);
     const bodyCap = this.trusted ? this.caps.maxBodies : this.playerBodyCap(address, resolved.scenario, settings);
-    return { address, scenario: resolved.scenario, settings, bodyCap, probeKey: scenarioKey(input) };
+    return { address, game, scenario: resolved.scenario, settings, bodyCap, probeKey: scenarioKey(input) };
   }
 
   /**
@@ -299,10 +310,13 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   }
 
   /** The world, its first state sync, the room's metrics and its replay recording. */
-  private async buildSimulation(scenario: Scenario): Promise<void> {
+  private async buildSimulation(scenario: Scenario, game: GameDefinition): Promise<void> {
     const config = this.config;
-    // A scenario may hold more bodies than the spawn limit; spawning then simply stays closed.
-    this.sim = new RoomSim(scenario, { maxBodies: this.maxBodies });
+    // A scenario may hold more bodies than the spawn limit; spawning then simply stays closed. The seed of
+    // the game's random generator is the room's own, recorded in the replay header with the other options.
+    const seed = getRandomValues(new Uint32Array(1))[0];
+    this.sim = new RoomSim(scenario, { maxBodies: this.maxBodies, seed }, game);
+    this.gate = new InputGate(this.sim, this, (e) => this.reportHookErrors([e]));
     await nextTurn();
     this.sync = new StateSync(this.state);
     // Filled now, so a client joining before the first patch gets the scenario in its full state.
@@ -312,7 +326,14 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.metrics.cpu = this.budget;
     config.metrics.register(this.metrics);
     try {
-      this.recorder = new ReplayRecorder(config.replayDir, this.roomId, this.sim, config.keyframeInterval, config.limits.replayFileMaxBytes);
+      this.recorder = new ReplayRecorder(
+        config.replayDir,
+        this.roomId,
+        this.sim,
+        config.keyframeInterval,
+        config.limits.replayFileMaxBytes,
+        config.games.moduleOf(game.name),
+      );
       config.replayStore.register(this.roomId, this.recorder);
     } catch (err) {
       logger.error(`room ${this.roomId}: replay recording disabled: ${(err as Error).message}`);
@@ -330,11 +351,10 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.autoDispose = false;
     this.clock.setInterval(() => this.checkIdle(), 250);
     this.clock.setInterval(() => this.refreshListing(), LISTING_REFRESH_MS);
-    this.onMessage(MSG_MOVE, (client, payload) => this.handleInput(client, MSG_MOVE, payload));
-    this.onMessage(MSG_SPAWN, (client, payload) => this.handleInput(client, MSG_SPAWN, payload));
-    this.onMessage(MSG_IMPULSE, (client, payload) => this.handleInput(client, MSG_IMPULSE, payload));
-    this.onMessage(MSG_RESTART, (client, payload) => this.handleInput(client, MSG_RESTART, payload));
-    this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}"`));
+    const game = this.sim.game;
+    if (game.avatar !== null) this.onMessage(MSG_MOVE, (client, payload) => this.handleMove(client, payload));
+    for (const name of Object.keys(game.inputs)) this.onMessage(name, (client, payload) => this.handleInput(client, name, payload));
+    this.onMessage("*", (client, type) => this.reject(client, String(type), `unknown message type "${String(type).slice(0, 32)}" (game "${game.name}" takes ${this.messageNames()})`));
     this.seatReservationTimeout = limits.seatReservationSeconds;
     this.setFixedTimestep(() => this.tickOnce(), this.sim.world.settings.tickRate);
     this.metrics.loop.stepMs = 1000 / this.sim.world.settings.tickRate;
@@ -357,6 +377,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   private sendWelcome(client: Client): void {
     const welcome: WelcomeMessage = {
       sessionId: client.sessionId,
+      game: this.sim.game.name,
+      avatar: this.sim.game.avatar,
       avatarId: `avatar-${client.sessionId}`,
       tickRate: this.sim.world.settings.tickRate,
       patchRateMs: this.patchRateMs,
@@ -448,7 +470,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   override onLeave(client: Client): void {
     this.kicked.delete(client.sessionId);
     this.sim.enqueue({ type: "leave", session: client.sessionId });
-    this.spawnTicks.delete(client.sessionId);
+    this.gate.forget(client.sessionId);
     this.limiters.delete(client.sessionId);
     this.awaitingReconnection.delete(client.sessionId);
     this.metrics.clients = this.clients.length;
@@ -487,7 +509,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
 
   /** Writes the room's summary into its matchmaking listing: GET /rooms on any process reads it from there. */
   private refreshListing(): void {
-    void this.setMetadata({ scenario: this.sim.scenario.name, info: { ...this.adminInfo(), updatedAt: Date.now() } }).catch(() => {});
+    void this.setMetadata({ scenario: this.sim.scenario.name, game: this.sim.game.name, info: { ...this.adminInfo(), updatedAt: Date.now() } }).catch(() => {});
   }
 
   // ---------------------------------------------------------------- connection guard
@@ -556,10 +578,12 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   private tickOnce(): void {
     if (!this.budget.shouldStep()) return;
     const t0 = performance.now();
-    this.queuedSpawns = 0;
+    this.gate.stepped();
     const result = this.sim.step();
     if (this.sim.world.removedLastStep.length > 0) this.reportRemoved(this.sim.world.removedLastStep);
     this.recorder?.record(result, this.sim);
+    if (result.hookErrors.length > 0) this.reportHookErrors(result.hookErrors);
+    if (this.sim.runtime.failed !== null && this.closeReason === null) this.closeFailedGame(this.sim.runtime.failed);
     this.metrics.tick = result.tick;
     const t1 = performance.now();
     this.metrics.observeTick(t1 - t0);
@@ -672,64 +696,62 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     }
   }
 
-  private handleInput(client: Client, type: ClientMessageType, payload: unknown): void {
-    const reason = this.queueInput(client, type, payload);
-    if (reason !== null) this.reject(client, type, reason);
+  /** The message types this room's game takes, for the unknown-type rejection. */
+  private messageNames(): string {
+    const names = [...(this.sim.game.avatar !== null ? [MSG_MOVE] : []), ...Object.keys(this.sim.game.inputs)];
+    return names.length > 0 ? names.map((n) => `"${n}"`).join(", ") : "no messages";
   }
 
-  /** Validates and queues one client message; returns why it was rejected, or null. */
-  private queueInput(client: Client, type: ClientMessageType, payload: unknown): string | null {
-    const parsed = parseClientMessage(type, payload);
-    if (!parsed.ok) return parsed.reason;
-    const session = client.sessionId;
-    switch (type) {
-      case MSG_MOVE: {
-        const m = parsed.value as { vx: number; vz: number; jump?: boolean };
-        this.sim.enqueue({ type: "move", session, vx: m.vx, vz: m.vz, ...(m.jump ? { jump: true } : {}) });
-        return null;
-      }
-      case MSG_SPAWN: {
-        const m = parsed.value as { shape: "sphere" | "box"; size: number; velocity?: [number, number, number] };
-        const window = this.spawnTicks.get(session) ?? [];
-        const since = this.sim.tick - this.sim.world.settings.tickRate;
-        while (window.length > 0 && window[0] <= since) window.shift();
-        if (window.length >= this.maxSpawnsPerSecond) {
-          return `spawn rate limit: at most ${this.maxSpawnsPerSecond} per second`;
-        }
-        if (this.sim.world.bodyCount + this.queuedSpawns >= this.maxBodies) {
-          return `body limit reached: the room holds at most ${this.maxBodies} bodies`;
-        }
-        // A player room's size follows from its CPU budget (an admin room's from the admin's maxBodies).
-        if (this.budget.enforce && this.budget.nearLimit()) {
-          return `the room is at its CPU budget (${Math.round(this.budget.lastSecondMs)} of ${this.budget.msPerSecond} ms/s): spawning is paused`;
-        }
-        window.push(this.sim.tick);
-        this.spawnTicks.set(session, window);
-        this.queuedSpawns++;
-        this.sim.enqueue({ type: "spawn", session, shape: m.shape, size: m.size, ...(m.velocity ? { velocity: m.velocity } : {}) });
-        return null;
-      }
-      case MSG_IMPULSE: {
-        const m = parsed.value as { bodyId: string; impulse: [number, number, number]; point?: [number, number, number] };
-        const world = this.sim.world;
-        const handle = world.handleOf(m.bodyId);
-        if (handle < 0) return `bodyId: no body "${m.bodyId}"`;
-        if (world.getType(handle) !== "dynamic") return `bodyId: body "${m.bodyId}" is not dynamic`;
-        if (m.point && !pointNearBody(world, handle, m.point)) {
-          return `point: farther than ${LIMITS.impulsePointSlack} m outside body "${m.bodyId}"`;
-        }
-        this.sim.enqueue({ type: "impulse", session, bodyId: m.bodyId, impulse: m.impulse, ...(m.point ? { point: m.point } : {}) });
-        return null;
-      }
-      case MSG_RESTART: {
-        const interval = RESTART_INTERVAL_SECONDS * this.sim.world.settings.tickRate;
-        if (this.sim.tick - this.lastRestartTick < interval) return `restart rate limit: at most one restart per room every ${RESTART_INTERVAL_SECONDS} s`;
-        this.lastRestartTick = this.sim.tick;
-        this.sim.enqueue({ type: "restart", session });
-        return null;
-      }
+  /** The avatar's walking input (every game with an avatar): validated, queued for the next tick. */
+  private handleMove(client: Client, payload: unknown): void {
+    const parsed = parseClientMessage(MSG_MOVE, payload);
+    if (!parsed.ok) {
+      this.reject(client, MSG_MOVE, parsed.reason);
+      return;
     }
-    return null;
+    const m = parsed.value;
+    this.sim.enqueue({ type: "move", session: client.sessionId, vx: m.vx, vz: m.vz, ...(m.jump ? { jump: true } : {}) });
+  }
+
+  /** Why inputs that add bodies are paused, or null: a player room at its CPU budget (an admin room's size is its maxBodies). */
+  pausedFor(): string | null {
+    if (!this.budget.enforce || !this.budget.nearLimit()) return null;
+    return `the room is at its CPU budget (${Math.round(this.budget.lastSecondMs)} of ${this.budget.msPerSecond} ms/s)`;
+  }
+
+  private handleInput(client: Client, name: string, payload: unknown): void {
+    const reason = this.gate.admit(client.sessionId, name, payload);
+    if (reason !== null) this.reject(client, name, reason);
+  }
+
+  /** Hooks that threw this tick: logged with the game's name and the tick (at most a few lines a second; the rest counted). */
+  private reportHookErrors(errors: readonly HookError[]): void {
+    this.metrics.hookErrors += errors.length;
+    const now = Date.now();
+    if (now - this.hookLogWindow >= 1000) {
+      this.hookLogWindow = now;
+      this.hookLogs = 0;
+    }
+    for (const e of errors) {
+      if (this.hookLogs >= HOOK_ERROR_LOGS_PER_SECOND) {
+        this.hookErrorsUnlogged++;
+        continue;
+      }
+      this.hookLogs++;
+      const unlogged = this.hookErrorsUnlogged;
+      this.hookErrorsUnlogged = 0;
+      logger.warn({ ...this.logFields(), hook: e.hook, tick: e.tick, ...(unlogged > 0 ? { unlogged } : {}) }, `game hook threw: ${e.message}`);
+    }
+  }
+
+  /** A game whose hooks kept throwing: the room closes, its replay ends with the reason, clients are told (4032). */
+  private closeFailedGame(reason: string): void {
+    logger.error({ ...this.logFields(), tick: this.sim.tick }, `room closed: ${reason}`);
+    this.closeReason = "game-failed";
+    this.lock().catch(() => {});
+    const told = `room closed: ${reason}`.slice(0, 120);
+    for (const client of [...this.clients]) client.leave(CLOSE_GAME_FAILED, told);
+    void this.disconnect();
   }
 
   // ---------------------------------------------------------------- admin (via remoteRoomCall)
@@ -753,6 +775,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   adminInfo(): RoomInfo {
     return {
       roomId: this.roomId,
+      game: this.sim.game.name,
       scenario: this.sim.scenario.name,
       clients: this.clients.length,
       maxClients: this.maxClients,

@@ -17,6 +17,11 @@ export interface RoomCaps {
   maxHullPoints: number;
   /** Most mesh triangles in a scenario, all meshes together (building one indexes its edges and a tree). */
   maxMeshTriangles: number;
+  /**
+   * Most joints in a scenario. Each joint is solved every sub-step whether or not anything touches, like
+   * a contact that never goes away, so joints are capped like bodies are.
+   */
+  maxJoints: number;
 }
 
 /**
@@ -31,6 +36,7 @@ export const ADMIN_ROOM_CAPS: Readonly<RoomCaps> = Object.freeze({
   maxScenarioJsonBytes: 3.5 * 1024 * 1024,
   maxHullPoints: 16384,
   maxMeshTriangles: 131072,
+  maxJoints: 16384,
 });
 
 /** Rooms players create through matchmaking (join options). */
@@ -45,9 +51,18 @@ export const PLAYER_ROOM_CAPS: Readonly<RoomCaps> = Object.freeze({
   maxHullPoints: 2048,
   // A 31250-triangle mesh (0.75 MB) took 0.58 s to validate and create; 8192 take about 0.15 s.
   maxMeshTriangles: 8192,
+  // Four times the CPU-derived body cap at 60 Hz (258): ragdolls and chains hold about one joint per body.
+  maxJoints: 1024,
 });
 
 /** The scenario part of a room's caps, as resolveScenario takes it. */
 export function scenarioCaps(caps: Readonly<RoomCaps>): ScenarioCaps {
-  return { maxBodies: caps.maxBodies, maxTickRate: caps.maxTickRate, maxJsonBytes: caps.maxScenarioJsonBytes, maxHullPoints: caps.maxHullPoints, maxMeshTriangles: caps.maxMeshTriangles };
+  return {
+    maxBodies: caps.maxBodies,
+    maxTickRate: caps.maxTickRate,
+    maxJsonBytes: caps.maxScenarioJsonBytes,
+    maxHullPoints: caps.maxHullPoints,
+    maxMeshTriangles: caps.maxMeshTriangles,
+    maxJoints: caps.maxJoints,
+  };
 }

@@ -1,3 +1,4 @@
+import type { GameRegistry } from "../../shared/game/registry.ts";
 import type { KnobRanges } from "../../shared/net/index.ts";
 import type { Admission } from "../admission.ts";
 import type { ServerLimits } from "../config.ts";
@@ -57,7 +58,11 @@ export interface RoomConfig {
   readonly rooms: LiveRooms;
   /** The server's /metrics registry. */
   readonly metrics: ServerMetrics;
+  /** The games rooms may play (by name; the default is sandbox). */
+  readonly games: GameRegistry;
 }
 
 /** Option key of the room definition's options under which a room finds its RoomConfig. */
 export const CONFIG_OPTION = "config";
+/** Option key of the game a room plays (creation and join options; rooms are matched on it). */
+export const GAME_OPTION = "game";

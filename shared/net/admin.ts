@@ -35,11 +35,14 @@ export interface CreateRoomCaps {
   maxSpawnsPerSecond: number;
 }
 
-/** POST /rooms: a scenario and the room's limits, each bounded by `caps`. */
+/** POST /rooms: a game and/or a scenario, and the room's limits, each bounded by `caps`. */
 export function createRoomBodySchema(caps: Readonly<CreateRoomCaps>) {
   return Type.Object(
     {
-      scenario: ScenarioField,
+      /** The game the room plays (GET /games); default sandbox. */
+      game: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+      /** The scenario it starts from: the game's own when absent (only a game with anyScenario takes another). */
+      scenario: Type.Optional(ScenarioField),
       patchRateMs: Type.Optional(Type.Integer({ minimum: PATCH_RATE_MS.min, maximum: PATCH_RATE_MS.max })),
       maxClients: Type.Optional(Type.Integer({ minimum: 1, maximum: caps.maxClients })),
       maxBodies: Type.Optional(Type.Integer({ minimum: 1, maximum: caps.maxBodies })),
@@ -75,6 +78,8 @@ function optional<P extends TProperties>(properties: P) {
 /** GET /rooms/:id: one room, as the room itself answers. */
 export const RoomInfo = Type.Object({
   roomId: Type.String(),
+  /** The game the room plays. */
+  game: Type.String(),
   scenario: Type.String(),
   clients: Type.Integer(),
   maxClients: Type.Integer(),

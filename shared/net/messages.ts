@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { AVATAR } from "../sim/avatar.ts";
-import { IMPULSE_POINT_SLACK } from "../sim/room-sim.ts";
+import type { AvatarSpec } from "../game/define.ts";
+import { AVATAR_LIMITS } from "../game/limits.ts";
+import { IMPULSE_POINT_SLACK } from "../sim/impulse.ts";
 import type { RoomSettings } from "./knobs.ts";
 
 /**
@@ -36,6 +37,8 @@ export const CLOSE_RATE_LIMITED = 4029;
 export const CLOSE_BACKLOG = 4030;
 /** Close code of every client of a player room closed for staying over its CPU budget (the reason says by how much). */
 export const CLOSE_CPU_BUDGET = 4031;
+/** Close code of every client of a room whose game's hooks kept throwing (the reason names the hook and the error). */
+export const CLOSE_GAME_FAILED = 4032;
 /**
  * The session was taken over: a newer connection presented this session's reconnection token while
  * this socket was still open (a half-open connection, another tab). The session, seat and avatar go on
@@ -50,8 +53,8 @@ export const CLOSE_REPLACED_REASON = "replaced by a newer connection";
 export const MAX_CLIENT_FRAME_BYTES = 4 * 1024;
 
 export const LIMITS = Object.freeze({
-  /** Largest planar speed of an avatar, m/s (longer move vectors are scaled down to this). */
-  maxMoveSpeed: AVATAR.maxSpeed,
+  /** Largest |component| of a move message, m/s: the fastest avatar a game may have (the room scales a move down to its game's avatar speed). */
+  maxMoveSpeed: AVATAR_LIMITS.maxSpeed,
   /** Spawned sphere radius / box half extent, metres. */
   minSpawnSize: 0.1,
   maxSpawnSize: 1,
@@ -119,6 +122,10 @@ export interface RejectedMessage {
 
 export interface WelcomeMessage {
   sessionId: string;
+  /** The game the room plays (GET /games lists its inputs and fields). */
+  game: string;
+  /** The game's avatar (its size, walking and jumping speeds), or null: the game has none and takes no `move`. */
+  avatar: AvatarSpec | null;
   avatarId: string;
   tickRate: number;
   /** Milliseconds between state patches. */

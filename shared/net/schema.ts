@@ -1,5 +1,5 @@
 import { type SchemaType, schema, t } from "@colyseus/schema";
-import { BodyTypeCode, type ShapeDef, ShapeTypeCode } from "../engine/index.ts";
+import { BodyTypeCode, type JointInfo, type JointType, JointTypeCode, type ShapeDef, ShapeTypeCode, type Vec3Tuple } from "../engine/index.ts";
 
 /**
  * The synchronised room state (@colyseus/schema v5). The wire cost of a patch is, per changed body,
@@ -122,6 +122,77 @@ export const AvatarState = schema(
 );
 export type AvatarState = SchemaType<typeof AvatarState>;
 
+/** The engine's code (JointTypeCode) of a joint type: the code is the type's name in capitals. */
+export function jointTypeCodeOf(type: JointType): JointTypeCode {
+  return JointTypeCode[type.toUpperCase() as Uppercase<JointType>];
+}
+
+/** The joint type of a code (JointTypeCode), or null for a code this build does not know. */
+export function jointTypeOfCode(code: number): JointType | null {
+  for (const [name, value] of Object.entries(JointTypeCode)) if (value === code) return name.toLowerCase() as JointType;
+  return null;
+}
+
+/** Joint types whose `axis` means something (hinge: the rotation axis; slider: the travel axis). */
+export function jointHasAxis(code: number): boolean {
+  return code === JointTypeCode.HINGE || code === JointTypeCode.SLIDER;
+}
+
+/**
+ * One joint, for drawing: what it joins and where, as the engine holds it (JointInfo). Every field is
+ * written once, when the joint is added, and never changes: a joint that breaks or loses a body is
+ * deleted from `joints`, and the client draws it from its bodies' interpolated poses
+ * (anchor = position + rotation × local anchor). The anchors and axis are float32 like a body's size
+ * fields (hx/hy/hz, also written once): at 100 m from the origin a float32 is within 4 µm, far under the
+ * 1 mm position quantum the bodies are drawn with, and the few bytes more than a millimetre varint are
+ * spent once per joint and client.
+ * The axis has no default, so a joint without one (fixed, ball, distance) sends none of its three fields;
+ * readers take a missing axis as [1, 0, 0] (jointAxisOf), as JointInfo reports it.
+ */
+export const JointState = schema(
+  {
+    /** The engine's joint type code (JointTypeCode). */
+    type: t.uint8().default(0),
+    /** Body ids: A, and B or "" for the world. */
+    bodyA: t.string().default(""),
+    bodyB: t.string().default(""),
+    /** A's anchor in A's reference frame, metres. */
+    ax: t.float32().default(0),
+    ay: t.float32().default(0),
+    az: t.float32().default(0),
+    /** B's anchor in B's reference frame, or in world space when B is the world, metres. */
+    bx: t.float32().default(0),
+    by: t.float32().default(0),
+    bz: t.float32().default(0),
+    /** The axis in A's reference frame (unit): hinges and sliders only. */
+    ux: t.float32(),
+    uy: t.float32(),
+    uz: t.float32(),
+  },
+  "JointState",
+);
+export type JointState = SchemaType<typeof JointState>;
+
+/** The schema entry of an engine joint (the map key is its id). */
+export function jointStateOf(info: JointInfo): JointState {
+  const j = new JointState();
+  const code = jointTypeCodeOf(info.type);
+  j.type = code;
+  j.bodyA = info.bodyA;
+  j.bodyB = info.bodyB ?? "";
+  [j.ax, j.ay, j.az] = info.localAnchorA;
+  [j.bx, j.by, j.bz] = info.localAnchorB;
+  if (jointHasAxis(code)) [j.ux, j.uy, j.uz] = info.localAxisA;
+  return j;
+}
+
+/** A received joint's axis in A's frame, [1, 0, 0] for a joint that sent none, written into `out`. */
+export function jointAxisOf(j: JointState, out: Vec3Tuple | number[]): void {
+  out[0] = j.ux ?? 1;
+  out[1] = j.uy ?? 0;
+  out[2] = j.uz ?? 0;
+}
+
 export const RoomState = schema(
   {
     /** Simulation tick the state belongs to (steps since the room started). */
@@ -144,6 +215,19 @@ export const RoomState = schema(
     bodies: t.map(BodyState),
     /** Avatars keyed by the owner's session id. */
     avatars: t.map(AvatarState),
+    /**
+     * Joints keyed by joint id (the scenario's), each sent once (JointState); a broken or removed joint is
+     * deleted. Optional: absent (not even an empty map on the wire, so a room without joints sends the
+     * bytes it always did) until the room's world first has a joint; replaced by a fresh map when the
+     * world is rebuilt. Readers take a missing map as no joints.
+     */
+    joints: t.map(JointState).optional(),
+    /**
+     * The game's fields (GameOptions.state) keyed by name, and each player's (playerState) keyed
+     * `<sessionId>:<name>`; values are JSON text (`3`, `"red"`, `true`), each sent when it changes.
+     * Optional: absent for a game without fields (sandbox), so its rooms send the bytes they always did.
+     */
+    fields: t.map("string").optional(),
   },
   "RoomState",
 );

@@ -1,4 +1,5 @@
 import type { Aabb, CharacterMoveResult, Vec3Tuple, World } from "../engine/index.ts";
+import type { AvatarSpec } from "../game/define.ts";
 
 /**
  * Avatars: one kinematic box per player, moved by a simple character controller on top of the
@@ -48,11 +49,11 @@ export function avatarBodyId(session: string): string {
   return `avatar-${session}`;
 }
 
-/** Scales (vx, vz) down to at most AVATAR.maxSpeed. */
-export function clampPlanar(vx: number, vz: number): [number, number] {
+/** Scales (vx, vz) down to at most maxSpeed (the game's avatar speed; AVATAR.maxSpeed by default). */
+export function clampPlanar(vx: number, vz: number, maxSpeed: number = AVATAR.maxSpeed): [number, number] {
   const speed = Math.sqrt(vx * vx + vz * vz);
-  if (speed <= AVATAR.maxSpeed) return [vx, vz];
-  const k = AVATAR.maxSpeed / speed;
+  if (speed <= maxSpeed) return [vx, vz];
+  const k = maxSpeed / speed;
   return [vx * k, vz * k];
 }
 
@@ -65,15 +66,15 @@ export function clampPlanar(vx: number, vz: number): [number, number] {
  * above it. A scene without static ground there gets the first free spot at the centre's own height, next
  * to the action, instead of a long fall.
  */
-export function findSpawnSpot(world: World, spawn?: readonly number[]): Vec3Tuple {
-  const centre = spawn ?? actionCentre(world);
+export function findSpawnSpot(world: World, spawn?: readonly number[], halfExtents: readonly number[] = AVATAR.halfExtents): Vec3Tuple {
+  const centre = spawn ?? actionCentre(world, halfExtents[1]);
   const cx = centre[0];
   const cz = centre[2];
   const probeY = spawn ? spawn[1] : AVATAR.spawnProbeY;
-  const blocked = blockedColumns(world, cx, cz, AVATAR.spawnRings);
-  const onGround = searchRings(cx, cz, blocked, (x, z) => standingSpot(world, x, probeY, z));
+  const blocked = blockedColumns(world, cx, cz, AVATAR.spawnRings, halfExtents);
+  const onGround = searchRings(cx, cz, blocked, (x, z) => standingSpot(world, x, probeY, z, halfExtents));
   if (onGround) return onGround;
-  const [hx, hy, hz] = AVATAR.halfExtents;
+  const [hx, hy, hz] = halfExtents;
   const y = spawn ? spawn[1] : centre[1];
   return searchRings(cx, cz, null, (x, z) => (isFree(world, -1, x, y, z, hx, hy, hz) ? [x, y, z] : null)) ?? [cx, y, cz];
 }
@@ -83,7 +84,7 @@ export function findSpawnSpot(world: World, spawn?: readonly number[]): Vec3Tupl
  * snapped to the spawn grid; the origin when there is no dynamic body. A mean (in slot order, + and /
  * only) rather than the bounds' middle, so one body thrown far away barely moves it.
  */
-function actionCentre(world: World): Vec3Tuple {
+function actionCentre(world: World, halfHeight: number): Vec3Tuple {
   let n = 0;
   const sum: Vec3Tuple = [0, 0, 0];
   for (const h of world.handles()) {
@@ -94,7 +95,7 @@ function actionCentre(world: World): Vec3Tuple {
     sum[2] += p[2];
     n++;
   }
-  if (n === 0) return [0, AVATAR.halfExtents[1] + AVATAR.spawnClearance, 0];
+  if (n === 0) return [0, halfHeight + AVATAR.spawnClearance, 0];
   const g = AVATAR.spawnGrid;
   return [Math.floor(sum[0] / n / g + 0.5) * g, sum[1] / n, Math.floor(sum[2] / n / g + 0.5) * g];
 }
@@ -125,8 +126,8 @@ function searchRings(cx: number, cz: number, blocked: Uint8Array | null, visit: 
 const skipNone = () => false;
 
 /** The avatar standing on the static body below (x, probeY, z), if that body leaves room for it. */
-function standingSpot(world: World, x: number, probeY: number, z: number): Vec3Tuple | null {
-  const [hx, hy, hz] = AVATAR.halfExtents;
+function standingSpot(world: World, x: number, probeY: number, z: number, halfExtents: readonly number[]): Vec3Tuple | null {
+  const [hx, hy, hz] = halfExtents;
   const hit = world.raycast([x, probeY, z], [0, -1, 0], probeY - AVATAR.respawnBelowY, skipNone);
   if (hit === null || world.getType(hit.handle) !== "static") return null;
   const y = hit.point[1] + hy + AVATAR.spawnClearance;
@@ -138,12 +139,12 @@ function standingSpot(world: World, x: number, probeY: number, z: number): Vec3T
  * a dynamic or kinematic body, marked 1. One broad-phase query over the searched area instead of one per
  * candidate (in a 900-cube field the search went from ~50 ms to ~1 ms) and instead of a scan of every body.
  */
-function blockedColumns(world: World, cx: number, cz: number, rings: number): Uint8Array {
+function blockedColumns(world: World, cx: number, cz: number, rings: number, halfExtents: readonly number[]): Uint8Array {
   const side = 2 * rings + 1;
   const blocked = new Uint8Array(side * side);
   const g = AVATAR.spawnGrid;
-  const rx = AVATAR.halfExtents[0] + AVATAR.spawnClearance;
-  const rz = AVATAR.halfExtents[2] + AVATAR.spawnClearance;
+  const rx = halfExtents[0] + AVATAR.spawnClearance;
+  const rz = halfExtents[2] + AVATAR.spawnClearance;
   // Every body that can mark a point lies within the footprint of the outermost ring; one more grid step
   // of slack so rounding in the divisions below cannot matter (bodies outside mark nothing).
   const reachX = rings * g + rx + g;
@@ -192,13 +193,13 @@ const velocity: Vec3Tuple = [0, 0, 0];
  * The vertical move goes first so that resolving against dynamic bodies cannot undo this tick's shove.
  * Afterwards the avatar's velocity is set to the whole move over dt for the solver.
  */
-export function updateAvatar(world: World, avatar: Avatar): void {
+export function updateAvatar(world: World, avatar: Avatar, spec: Readonly<Pick<AvatarSpec, "jumpSpeed">> = AVATAR): void {
   const dt = 1 / world.settings.tickRate;
   const gy = world.settings.gravity[1];
   let vy = avatar.vy + gy * dt;
   if (vy < -AVATAR.maxFallSpeed) vy = -AVATAR.maxFallSpeed;
   if (vy > AVATAR.maxFallSpeed) vy = AVATAR.maxFallSpeed;
-  if (avatar.jumpRequested && avatar.grounded) vy = AVATAR.jumpSpeed;
+  if (avatar.jumpRequested && avatar.grounded && spec.jumpSpeed > 0) vy = spec.jumpSpeed;
   avatar.jumpRequested = false;
 
   const dy = vy * dt;

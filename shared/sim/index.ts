@@ -2,10 +2,9 @@
 export { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
 export { type BodyDifference, type BodyDigest, bodyDigests, bodyHashAt, diffBodies } from "./body-hash.ts";
 export type { SimInput } from "./inputs.ts";
+export { IMPULSE_POINT_SLACK, pointNearBody } from "./impulse.ts";
 export {
   DEFAULT_SIM_OPTIONS,
-  IMPULSE_POINT_SLACK,
-  pointNearBody,
   RoomSim,
   type RoomSimSnapshot,
   SIM_VERSION,

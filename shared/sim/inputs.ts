@@ -1,21 +1,18 @@
-import type { Vec3Tuple } from "../engine/index.ts";
 import type { RoomSettingsPatch } from "../net/knobs.ts";
 import type { Scenario } from "../scenarios/index.ts";
 
 /**
  * Everything that can change a room's simulation from outside, as plain JSON. A room's history is its
  * scenario plus the ordered list of these with the tick each was applied on; replays store exactly that.
- * Inputs are trusted here: the server validates them at the boundary (shared/net/messages.ts, the admin
- * API's JSON schemas, shared/net/admin.ts and knobs.ts) before queueing. A `settings` patch holds the room
+ * Inputs are trusted here: the server validates them at the boundary (shared/net/messages.ts, the game's
+ * input schemas, the admin API's JSON schemas, shared/net/admin.ts and knobs.ts) before queueing. A `settings` patch holds the room
  * knobs of the knob table (shared/net/knobs.ts).
  */
 export type SimInput =
   | { type: "join"; session: string }
   | { type: "leave"; session: string }
   | { type: "move"; session: string; vx: number; vz: number; jump?: boolean }
-  | { type: "spawn"; session: string; shape: "sphere" | "box"; size: number; velocity?: Vec3Tuple }
-  | { type: "impulse"; session: string; bodyId: string; impulse: Vec3Tuple; point?: Vec3Tuple }
+  /** One of the game's own inputs (its `inputs`), its message as the game's schema parsed it. */
+  | { type: "input"; session: string; name: string; message: unknown }
   | { type: "settings"; patch: RoomSettingsPatch }
-  | { type: "load"; scenario: Scenario }
-  /** Reload the current scenario, keeping the room's knobs (a player's restart). */
-  | { type: "restart"; session: string };
+  | { type: "load"; scenario: Scenario };

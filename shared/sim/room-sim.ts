@@ -1,4 +1,8 @@
 import { BODY_DEFAULTS, type BodyDef, type ContactEvent, type Vec3Tuple, World, type WorldSnapshot } from "../engine/index.ts";
+import type { GameDefinition } from "../game/define.ts";
+import type { AvatarInfo, Player } from "../game/context.ts";
+import { type GameHost, GameRuntime, type GameRuntimeSnapshot, type HookError } from "../game/runtime.ts";
+import { sandbox } from "../game/sandbox.ts";
 import { type MaterialKey, type MaterialOverrides, materialPatchOf, type RoomSettings, type RoomSettingsPatch, roomSettingsOf, worldPatchOf } from "../net/knobs.ts";
 import type { Scenario } from "../scenarios/index.ts";
 import { AVATAR, type Avatar, avatarBodyId, clampPlanar, findSpawnSpot, updateAvatar } from "./avatar.ts";
@@ -8,18 +12,17 @@ import type { SimInput } from "./inputs.ts";
  * Version of the room simulation rules (avatar controller, spawn placement, input semantics). Replays
  * record it next to ENGINE_VERSION; bump it whenever a change here alters results.
  */
-export const SIM_VERSION = "2";
+export const SIM_VERSION = "3";
 
 export interface SimOptions {
-  /** Spawns are ignored once the world holds this many bodies (avatars always get in). */
+  /** Games' createBody refuses once the world holds this many bodies (avatars always get in). */
   maxBodies: number;
+  /** Seed of the room's random generator (ctx.random); the server picks one per room and records it. */
+  seed: number;
 }
 
-export const DEFAULT_SIM_OPTIONS: Readonly<SimOptions> = Object.freeze({ maxBodies: 5000 });
+export const DEFAULT_SIM_OPTIONS: Readonly<SimOptions> = Object.freeze({ maxBodies: 5000, seed: 1 });
 
-/** Spawned bodies appear this far beyond the avatar's side, and this high above its centre, metres. */
-const SPAWN_GAP = 0.2;
-const SPAWN_LIFT = 0.5;
 const scratch: Vec3Tuple = [0, 0, 0];
 
 /**
@@ -33,7 +36,8 @@ export interface RoomSimSnapshot {
   worldGeneration: number;
   avatars: Avatar[];
   pending: SimInput[];
-  spawnCounter: number;
+  /** The game's players, fields, random state and hook failure count. */
+  game: GameRuntimeSnapshot;
   materials: [string, [number, number]][];
   overrides: MaterialOverrides;
   /** A player has joined since the last load (RoomSim.join restarts an unwatched world). */
@@ -47,8 +51,10 @@ export interface StepResult {
   tick: number;
   /** Inputs applied at the start of this tick, in order. */
   applied: SimInput[];
-  /** world.stateHash() after the step. */
+  /** world.stateHash() after the step, then `:` and the game fields' hash when the game has fields. */
   hash: string;
+  /** Hooks that threw during this tick (the room logs them; the tick went on without what they did not do). */
+  hookErrors: readonly HookError[];
 }
 
 /**
@@ -84,18 +90,21 @@ class SensorCounts {
  * clock, no randomness, every iteration in insertion/slot order. The server room, the replay verifier
  * and (later) the browser's prediction all run this same class.
  */
-export class RoomSim {
+export class RoomSim implements GameHost {
   world!: World;
   scenario!: Scenario;
   readonly options: SimOptions;
+  /** The game the room plays (sandbox unless the room was created with another). */
+  readonly game: GameDefinition;
+  /** The game's players, fields and hooks. */
+  readonly runtime: GameRuntime;
   /** Ticks since the room started (continues across scenario loads; the world's own tick restarts). */
   tick = 0;
   /** Bumped whenever a scenario is (re)loaded and every body handle changes. */
   worldGeneration = 0;
-  /** Avatars in join order. */
+  /** Avatars in join order (none in a game without avatars). */
   readonly avatars: Avatar[] = [];
   private pending: SimInput[] = [];
-  private spawnCounter = 0;
   /** Each body's own friction and restitution, for lifting a room-level override. */
   private materials = new Map<string, [number, number]>();
   /** The room-level material overrides (friction / restitution knobs). */
@@ -103,10 +112,29 @@ export class RoomSim {
   /** A player has joined since the scenario was (re)loaded (see join: the scene starts for the first one). */
   private watched = false;
   private readonly sensors = new SensorCounts();
+  /** The step's events, copied for the game's event hooks (a hook may change the world while they are read). */
+  private readonly events: ContactEvent[] = [];
+  private readonly collectEvent = (e: ContactEvent): void => {
+    this.events.push(e);
+  };
+  private readonly wantsEvents: boolean;
 
-  constructor(scenario: Scenario, options: Partial<SimOptions> = {}) {
-    this.options = { ...DEFAULT_SIM_OPTIONS, ...options };
+  constructor(scenario: Scenario, options: Partial<SimOptions> = {}, game: GameDefinition = sandbox) {
+    // Field by field: an option given as undefined keeps its default.
+    this.options = { maxBodies: options.maxBodies ?? DEFAULT_SIM_OPTIONS.maxBodies, seed: options.seed ?? DEFAULT_SIM_OPTIONS.seed };
+    this.game = game;
+    this.runtime = new GameRuntime(game, this, this.options.seed);
+    this.wantsEvents = game.onContact !== undefined || game.onSensor !== undefined || game.onJointBreak !== undefined;
     this.loadScenario(scenario);
+  }
+
+  get maxBodies(): number {
+    return this.options.maxBodies;
+  }
+
+  /** The game's players in join order. */
+  get players(): readonly Player[] {
+    return this.runtime.players;
   }
 
   /** Queues an input for the start of the next tick (arrival order is kept). */
@@ -118,14 +146,21 @@ export class RoomSim {
     return this.pending.length;
   }
 
-  /** Applies the queued inputs, moves the avatars, steps the world. */
+  /**
+   * Applies the queued inputs (the game's onInput for the game's own), moves the avatars, steps the
+   * world, hands the step's events to the game's event hooks, then runs its onTick.
+   */
   step(): StepResult {
     const applied = this.pending;
     this.pending = [];
+    this.tick++;
     for (const input of applied) this.apply(input);
-    for (const avatar of this.avatars) {
-      if (this.world.getPosition(avatar.handle, scratch)[1] < AVATAR.respawnBelowY) this.respawn(avatar);
-      updateAvatar(this.world, avatar);
+    const spec = this.game.avatar;
+    if (spec !== null) {
+      for (const avatar of this.avatars) {
+        if (this.world.getPosition(avatar.handle, scratch)[1] < AVATAR.respawnBelowY) this.respawnAvatar(avatar);
+        updateAvatar(this.world, avatar, spec);
+      }
     }
     this.world.step();
     if (this.sensors.counts.size > 0 && this.world.eventCount > 0) this.world.forEachEvent(this.sensors.count);
@@ -134,8 +169,22 @@ export class RoomSim {
       const avatar = this.avatars.find((a) => a.handle === removed.handle);
       if (avatar) this.createAvatarBody(avatar);
     }
-    this.tick++;
-    return { tick: this.tick, applied, hash: this.world.stateHash() };
+    if (this.wantsEvents && this.world.eventCount > 0) this.dispatchEvents();
+    this.runtime.call("onTick");
+    const hash = this.runtime.hashesFields ? `${this.world.stateHash()}:${this.runtime.fieldsHash()}` : this.world.stateHash();
+    return { tick: this.tick, applied, hash, hookErrors: this.runtime.takeErrors() };
+  }
+
+  private dispatchEvents(): void {
+    const events = this.events;
+    events.length = 0;
+    this.world.forEachEvent(this.collectEvent);
+    for (const e of events) {
+      if (e.type === "sensorEnter" || e.type === "sensorExit") this.runtime.call("onSensor", e);
+      else if (e.type === "jointBreak") this.runtime.call("onJointBreak", e);
+      else this.runtime.call("onContact", e);
+    }
+    events.length = 0;
   }
 
   /**
@@ -150,7 +199,7 @@ export class RoomSim {
       worldGeneration: this.worldGeneration,
       avatars: this.avatars.map((a) => ({ ...a })),
       pending: structuredClone(this.pending),
-      spawnCounter: this.spawnCounter,
+      game: this.runtime.snapshot(),
       materials: [...this.materials].map(([id, m]) => [id, [m[0], m[1]]]),
       overrides: { ...this.overrides },
       watched: this.watched,
@@ -167,7 +216,7 @@ export class RoomSim {
     this.avatars.length = 0;
     for (const a of snapshot.avatars) this.avatars.push({ ...a });
     this.pending = structuredClone(snapshot.pending);
-    this.spawnCounter = snapshot.spawnCounter;
+    this.runtime.restore(snapshot.game);
     this.materials = new Map(snapshot.materials.map(([id, m]) => [id, [m[0], m[1]]]));
     this.overrides = { ...snapshot.overrides };
     this.watched = snapshot.watched;
@@ -201,35 +250,35 @@ export class RoomSim {
       case "leave":
         this.leave(input.session);
         return;
-      case "move": {
-        const avatar = this.avatarOf(input.session);
-        if (!avatar) return;
-        const [vx, vz] = clampPlanar(input.vx, input.vz);
-        avatar.vx = vx;
-        avatar.vz = vz;
-        if (input.jump === true) avatar.jumpRequested = true;
-        const speed = Math.sqrt(vx * vx + vz * vz);
-        if (speed > 1e-6) {
-          avatar.facingX = vx / speed;
-          avatar.facingZ = vz / speed;
-        }
+      case "move":
+        this.move(input);
+        return;
+      case "input": {
+        const player = this.runtime.players.find((p) => p.session === input.session);
+        if (player && this.game.inputs[input.name] !== undefined) this.runtime.call("onInput", player, input.name, input.message);
         return;
       }
-      case "spawn":
-        this.spawn(input);
-        return;
-      case "impulse":
-        this.impulse(input);
-        return;
       case "settings":
         this.applySettings(input.patch);
         return;
       case "load":
         this.loadScenario(input.scenario);
         return;
-      case "restart":
-        this.restart();
-        return;
+    }
+  }
+
+  private move(input: Extract<SimInput, { type: "move" }>): void {
+    const avatar = this.avatarOf(input.session);
+    const spec = this.game.avatar;
+    if (!avatar || spec === null) return;
+    const [vx, vz] = clampPlanar(input.vx, input.vz, spec.maxSpeed);
+    avatar.vx = vx;
+    avatar.vz = vz;
+    if (input.jump === true) avatar.jumpRequested = true;
+    const speed = Math.sqrt(vx * vx + vz * vz);
+    if (speed > 1e-6) {
+      avatar.facingX = vx / speed;
+      avatar.facingZ = vz / speed;
     }
   }
 
@@ -239,44 +288,53 @@ export class RoomSim {
    * load, long before the room's creator has joined it).
    */
   private join(session: string): void {
-    if (this.avatarOf(session)) return;
+    if (this.runtime.players.some((p) => p.session === session)) return;
     if (!this.watched && this.world.tick > 0) this.restart();
     this.watched = true;
-    const avatar: Avatar = {
-      session,
-      bodyId: avatarBodyId(session),
-      handle: -1,
-      vx: 0,
-      vz: 0,
-      vy: 0,
-      jumpRequested: false,
-      grounded: false,
-      facingX: 1,
-      facingZ: 0,
-    };
-    if (!this.createAvatarBody(avatar)) return;
-    this.avatars.push(avatar);
+    const withAvatar = this.game.avatar !== null;
+    if (withAvatar) {
+      const avatar: Avatar = {
+        session,
+        bodyId: avatarBodyId(session),
+        handle: -1,
+        vx: 0,
+        vz: 0,
+        vy: 0,
+        jumpRequested: false,
+        grounded: false,
+        facingX: 1,
+        facingZ: 0,
+      };
+      if (!this.createAvatarBody(avatar)) return;
+      this.avatars.push(avatar);
+    }
+    const player = this.runtime.addPlayer(session, withAvatar ? avatarBodyId(session) : "");
+    this.runtime.call("onJoin", player);
   }
 
-  private createAvatarBody(avatar: Avatar): boolean {
-    if (this.world.handleOf(avatar.bodyId) >= 0) return false;
-    avatar.handle = this.createBody({
+  private createAvatarBody(avatar: Avatar, position?: Vec3Tuple): boolean {
+    const spec = this.game.avatar;
+    if (spec === null || this.world.handleOf(avatar.bodyId) >= 0) return false;
+    avatar.handle = this.addBody({
       id: avatar.bodyId,
       type: "kinematic",
-      shape: { type: "box", halfExtents: [...AVATAR.halfExtents] },
-      position: findSpawnSpot(this.world, this.scenario.spawn),
+      shape: { type: "box", halfExtents: [...spec.halfExtents] },
+      position: position ?? findSpawnSpot(this.world, this.scenario.spawn, spec.halfExtents),
     });
     avatar.vy = 0;
     avatar.grounded = false;
     return true;
   }
 
-  private respawn(avatar: Avatar): void {
+  private respawnAvatar(avatar: Avatar, position?: Vec3Tuple): void {
     this.world.removeBody(avatar.handle);
-    this.createAvatarBody(avatar);
+    this.createAvatarBody(avatar, position);
   }
 
   private leave(session: string): void {
+    const player = this.runtime.players.find((p) => p.session === session);
+    if (player) this.runtime.call("onLeave", player);
+    this.runtime.removePlayer(session);
     const i = this.avatars.findIndex((a) => a.session === session);
     if (i < 0) return;
     this.world.removeBody(this.avatars[i].handle);
@@ -284,36 +342,15 @@ export class RoomSim {
     this.avatars.splice(i, 1);
   }
 
-  private spawn(input: Extract<SimInput, { type: "spawn" }>): void {
-    const avatar = this.avatarOf(input.session);
-    if (!avatar || this.world.bodyCount >= this.options.maxBodies) return;
-    let id: string;
-    do id = `s${++this.spawnCounter}`;
-    while (this.world.handleOf(id) >= 0);
-    const p = this.world.getPosition(avatar.handle);
-    const reach = AVATAR.halfExtents[0] + input.size + SPAWN_GAP;
-    const size = input.size;
-    this.createBody({
-      id,
-      type: "dynamic",
-      shape: input.shape === "sphere" ? { type: "sphere", radius: size } : { type: "box", halfExtents: [size, size, size] },
-      position: [p[0] + avatar.facingX * reach, p[1] + SPAWN_LIFT, p[2] + avatar.facingZ * reach],
-      linearVelocity: input.velocity ? [...input.velocity] : undefined,
-      density: BODY_DEFAULTS.density,
-    });
-  }
+  // ---------------------------------------------------------------- the game's host (GameHost)
 
-  private impulse(input: Extract<SimInput, { type: "impulse" }>): void {
-    const handle = this.world.handleOf(input.bodyId);
-    if (handle < 0 || this.world.getType(handle) !== "dynamic") return;
-    if (input.point && !pointNearBody(this.world, handle, input.point)) return;
-    this.world.applyImpulse(handle, input.impulse, input.point);
+  /** A game's body: created as addBody does, or -1 (nothing created) once the world holds maxBodies bodies. */
+  createBody(def: BodyDef): number {
+    return this.world.bodyCount >= this.options.maxBodies ? -1 : this.addBody(def);
   }
-
-  // ---------------------------------------------------------------- world
 
   /** Creates a body with the room's material override applied; remembers its own material. */
-  private createBody(def: BodyDef): number {
+  private addBody(def: BodyDef): number {
     this.materials.set(def.id, [def.friction ?? BODY_DEFAULTS.friction, def.restitution ?? BODY_DEFAULTS.restitution]);
     const withOverride: BodyDef = { ...def };
     if (this.overrides.friction !== null) withOverride.friction = this.overrides.friction;
@@ -322,21 +359,33 @@ export class RoomSim {
     return this.world.createBody(withOverride);
   }
 
+  avatarInfo(session: string): AvatarInfo | null {
+    const a = this.avatarOf(session);
+    return a ? { handle: a.handle, facing: [a.facingX, a.facingZ], grounded: a.grounded } : null;
+  }
+
+  respawn(session: string, position?: Vec3Tuple): void {
+    const a = this.avatarOf(session);
+    if (a) this.respawnAvatar(a, position);
+  }
+
   /**
    * Reloads the current scenario (a player's restart, or the first join): the bodies as the scenario
    * has them, every avatar at a fresh spawn spot, and the room's knobs as they were (so a knob change,
    * CCD off say, can be watched from the start).
    */
-  private restart(): void {
+  restart(): void {
     const settings = this.roomSettings();
     this.loadScenario(this.scenario);
     // Untouched knobs leave a restart exactly a load (applying equal settings would still wake bodies).
     if (JSON.stringify(settings) !== JSON.stringify(this.roomSettings())) this.applySettings(settings);
   }
 
+  // ---------------------------------------------------------------- world
+
   /**
    * (Re)builds the world from a scenario: engine settings come from the scenario alone (room overrides
-   * are dropped), and every current player gets a fresh avatar in join order.
+   * are dropped), every current player gets a fresh avatar in join order, and the game's setup runs.
    */
   private loadScenario(scenario: Scenario): void {
     this.scenario = scenario;
@@ -344,10 +393,12 @@ export class RoomSim {
     this.worldGeneration++;
     this.materials.clear();
     this.overrides = { friction: null, restitution: null };
-    this.watched = this.avatars.length > 0;
+    this.watched = this.avatars.length > 0 || this.runtime.players.length > 0;
     this.sensors.reset(scenario);
-    for (const def of scenario.bodies) this.createBody(def);
+    for (const def of scenario.bodies) this.addBody(def);
+    for (const def of scenario.joints ?? []) this.world.createJoint(def);
     for (const avatar of this.avatars) this.createAvatarBody(avatar);
+    this.runtime.call("setup");
   }
 
   /** A knob change: engine settings through the knob table's mapping, then the material overrides. */
@@ -372,20 +423,3 @@ export class RoomSim {
     world.wakeAll();
   }
 }
-
-/** An impulse's point must lie within the body's bounding radius plus this, metres. */
-export const IMPULSE_POINT_SLACK = 0.5;
-
-/** True if `point` lies within the body's bounding radius plus the message slack. */
-export function pointNearBody(world: World, handle: number, point: readonly number[]): boolean {
-  if (!world.has(handle)) return false;
-  const p = world.getPosition(handle, nearScratch);
-  const dx = point[0] - p[0];
-  const dy = point[1] - p[1];
-  const dz = point[2] - p[2];
-  const r = world.getBoundingRadius(handle) + IMPULSE_POINT_SLACK;
-  return dx * dx + dy * dy + dz * dz <= r * r;
-}
-
-const nearScratch: Vec3Tuple = [0, 0, 0];
-

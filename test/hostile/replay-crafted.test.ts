@@ -84,8 +84,8 @@ async function record(): Promise<string> {
       ],
     ],
     [4, [{ type: "move", session: "playerA1", vx: 3, vz: 1 }]],
-    [9, [{ type: "spawn", session: "playerA1", shape: "box", size: 0.3, velocity: [1, 2, 0] }]],
-    [19, [{ type: "impulse", session: "playerB2", bodyId: "box7", impulse: [2, 6, -1] }]],
+    [9, [{ type: "input", session: "playerA1", name: "spawn", message: { shape: "box", size: 0.3, velocity: [1, 2, 0] } }]],
+    [19, [{ type: "input", session: "playerB2", name: "impulse", message: { bodyId: "box7", impulse: [2, 6, -1] } }]],
     [29, [{ type: "settings", patch: { velocityIterations: 12, friction: 0.4, gravity: [0, -9, 0] } }]],
     [39, [{ type: "move", session: "playerB2", vx: -2, vz: 2, jump: true }]],
     [59, [{ type: "load", scenario: pyramid.scenario }]],
@@ -109,7 +109,8 @@ beforeAll(async () => {
   const info = await runCli(file, [], "info");
   expect(info.code).toBe(0);
   expect(info.out).toMatch(/valid: +every line passes the server's validation/);
-  expect(info.out).toMatch(/inputs: +join 2, move 2, spawn 1, impulse 1, settings 1, load 1, leave 1/);
+  // The sandbox's spawn and impulse are game inputs (type "input"): counted by name or together.
+  expect(info.out).toMatch(/inputs: +join 2, move 2, (spawn 1, impulse 1|input 2), settings 1, load 1, leave 1/);
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -126,6 +127,8 @@ function find(test: (line: string) => boolean): number {
 }
 const tickIndex = (t: number): number => find((l) => l.startsWith(`{"t":${t},`));
 const inputIndex = (type: string): number => find((l) => l.includes(`"i":[{"type":"${type}"`));
+/** Index of the first line whose first input is the game input `name` (`{"type":"input",…,"name":…}`). */
+const gameInputIndex = (name: string): number => find((l) => l.includes(`"i":[{"type":"input",`) && l.includes(`"name":"${name}"`));
 const keyframeIndex = (t: number): number => find((l) => l.startsWith(`{"type":"keyframe","t":${t},`));
 const endIndex = (): number => find((l) => l.startsWith(`{"type":"end"`));
 /** The base with line k replaced by what `edit` makes of its parsed object. */
@@ -165,8 +168,8 @@ function cases(): Case[] {
   const l = (k: number) => k + 1;
   const settings = inputIndex("settings");
   const move = inputIndex("move");
-  const spawnAt = inputIndex("spawn");
-  const impulse = inputIndex("impulse");
+  const spawnAt = gameInputIndex("spawn");
+  const impulse = gameInputIndex("impulse");
   const join = inputIndex("join");
   const load = inputIndex("load");
   const kf = keyframeIndex(KEYFRAME_INTERVAL);
@@ -255,7 +258,7 @@ function cases(): Case[] {
     { name: "another tick rate", text: text(header((h) => (h.tickRate = 61))), code: 2, line: 1, says: /header\.tickRate: 61, but the scenario runs at 60 Hz/ },
     { name: "another format", text: text(header((h) => (h.format = 2))), code: 2, line: 1, says: /header\.format: replay format 2/ },
     { name: "another engine", text: text(header((h) => (h.engineVersion = "0.0.0"))), code: 2, line: 1, says: /header\.engineVersion: recorded with engine 0\.0\.0/ },
-    { name: "a billion max bodies", text: text(header((h) => (h.options = { maxBodies: 1e9 }))), code: 2, line: 1, says: new RegExp(`header\\.options\\.maxBodies: must be an integer in 1\\.\\.${ADMIN_ROOM_CAPS.maxBodies}\\b`) },
+    { name: "a billion max bodies", text: text(header((h) => (h.options = { ...(h.options as object), maxBodies: 1e9 }))), code: 2, line: 1, says: new RegExp(`header\\.options\\.maxBodies: must be an integer in 1\\.\\.${ADMIN_ROOM_CAPS.maxBodies}\\b`) },
     { name: "a NaN-ish keyframe interval", text: text(header((h) => (h.keyframeInterval = "NaN"))), code: 2, line: 1, says: /header\.keyframeInterval: must be an integer/ },
     {
       name: "a sphere with a string radius",
@@ -271,11 +274,18 @@ function cases(): Case[] {
     { name: "a tick repeated", text: text([...base.slice(0, t11), base[t10], ...base.slice(t11)]), code: 2, line: l(t11), says: /t: expected tick 11, found tick 10/ },
     { name: "a string tick", text: text(edited(t10, (v) => ({ ...v, t: "10" }))), code: 2, line: l(t10), says: /t: expected tick 10, found the string "10"/ },
     { name: "a huge tick", text: text(withLine(t10, base[t10].replace('"t":10,', '"t":1e400,'))), code: 2, line: l(t10), says: /t: expected tick 10, found Infinity/ },
-    { name: "a numeric hash", text: text(edited(t10, (v) => ({ ...v, h: 12345 }))), code: 2, line: l(t10), says: /h: must be a hash/ },
+    { name: "a numeric hash", text: text(edited(t10, (v) => ({ ...v, h: 12345 }))), code: 2, line: l(t10), says: /h: must be a (world )?hash/ },
     { name: "an unknown input type", text: text(editInput(spawnAt, (i) => (i.type = "explode"))), code: 2, line: l(spawnAt), says: /i\[0\]\.type: unknown input type "explode"/ },
+    { name: "an input the game does not have", text: text(editInput(spawnAt, (i) => (i.name = "explode"))), code: 2, line: l(spawnAt), says: /i\[0\]\.name: game "sandbox" has no input "explode"/ },
     { name: "a NaN-ish move", text: text(editInput(move, (i) => (i.vx = "NaN"))), code: 2, line: l(move), says: /i\[0\] \(move\): vx: .*expected number/ },
     { name: "a huge move", text: text(editInput(move, (i) => (i.vx = 1e308))), code: 2, line: l(move), says: /i\[0\] \(move\): vx: Too big/ },
-    { name: "a huge impulse", text: text(editInput(impulse, (i) => (i.impulse = [1e9, 0, 0]))), code: 2, line: l(impulse), says: /i\[0\] \(impulse\): impulse\[0\]: Too big/ },
+    {
+      name: "a huge impulse",
+      text: text(editInput(impulse, (i) => ((i.message as Record<string, unknown>).impulse = [1e9, 0, 0]))),
+      code: 2,
+      line: l(impulse),
+      says: /i\[0\] \(input impulse\): impulse\[0\]: Too big/,
+    },
     { name: "a null session", text: text(editInput(join, (i) => (i.session = null))), code: 2, line: l(join), says: /i\[0\]\.session: must be a string, got null/ },
     { name: "an extra field in a tick line", text: text(edited(t10, (v) => ({ ...v, x: 1 }))), code: 2, line: l(t10), says: /x: unknown field "x"/ },
     { name: "an unknown line type", text: text(withLine(t10, '{"type":"snapshot","t":9}')), code: 2, line: l(t10), says: /type: unknown line type "snapshot"/ },

@@ -51,9 +51,13 @@ function readAndRefusalTests(): void {
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as { message: string }).message).toMatch(/^scenario: unknown built-in scenario "no-such-scene"/);
 
-    const missing = await admin(srv.url, "POST", "/rooms", {});
-    expect(missing.status).toBe(400);
-    expect(((await missing.json()) as { message: string }).message).toMatch(/scenario/);
+    // A room needs no scenario (its game has one), but a game that exists, and its own scenario unless it takes any.
+    const noGame = await admin(srv.url, "POST", "/rooms", { game: "no-such-game" });
+    expect(noGame.status).toBe(400);
+    expect(((await noGame.json()) as { message: string }).message).toBe('game: no game "no-such-game" (known: sandbox, soccer, tower)');
+    const ownScenario = await admin(srv.url, "POST", "/rooms", { game: "soccer", scenario: "stack10" });
+    expect(ownScenario.status).toBe(400);
+    expect(((await ownScenario.json()) as { message: string }).message).toBe('scenario: game "soccer" plays its own scenario');
 
     const notJson = await fetch(`${srv.url}/rooms`, {
       method: "POST",

@@ -87,7 +87,7 @@ describe("an unknown property names itself", () => {
     const far = await errorOf(await admin(srv.url, "PATCH", `/rooms/${roomId}/settings`, { turbo: true }), 400, /^body\/turbo: unknown property \(additional properties are not allowed\) allowed: /);
     expect(far.message).not.toContain("did you mean");
     const create = await errorOf(await admin(srv.url, "POST", "/rooms", { scenario: "stack10", maxClient: 4 }), 400, /^body\/maxClient: unknown property .*did you mean "maxClients"\?/);
-    expect(create.message).toContain("allowed: scenario, patchRateMs, maxClients, maxBodies, maxSpawnsPerSecond");
+    expect(create.message).toContain("allowed: game, scenario, patchRateMs, maxClients, maxBodies, maxSpawnsPerSecond");
     // A key with a slash in it is escaped as JSON Pointer does.
     await errorOf(await admin(srv.url, "POST", `/rooms/${roomId}/scenario`, { scenario: "stack10", "a/b": 1 }), 400, /^body\/a~1b: unknown property \(additional properties are not allowed\) allowed: scenario$/);
     // Other schema errors keep Fastify's shape.

@@ -47,7 +47,7 @@ describe("restart", () => {
     sim.enqueue({ type: "settings", patch: { ccd: false } });
     const tunnelled = bulletX(sim, 60);
     const generation = sim.worldGeneration;
-    sim.enqueue({ type: "restart", session: "p" });
+    sim.enqueue({ type: "input", session: "p", name: "restart", message: {} });
     const restarted = bulletX(sim, 1);
     expect(sim.worldGeneration).toBe(generation + 1);
     expect(sim.world.settings.ccd).toBe(false);
@@ -67,7 +67,7 @@ describe("restart", () => {
       sim.enqueue({ type: "join", session: "p" });
       bulletX(sim, 20);
     }
-    a.enqueue({ type: "restart", session: "p" });
+    a.enqueue({ type: "input", session: "p", name: "restart", message: {} });
     b.enqueue({ type: "load", scenario: lab() });
     a.step();
     b.step();
@@ -98,20 +98,20 @@ describe("restart in a replay", () => {
   it("is recorded like any input, and the replay verifies; without it the replay diverges", async () => {
     const script = new Map<number, SimInput[]>([
       [1, [{ type: "join", session: "p" }]],
-      [10, [{ type: "impulse", session: "p", bodyId: "box9", impulse: [3, 0, 0] }]],
-      [50, [{ type: "restart", session: "p" }]],
+      [10, [{ type: "input", session: "p", name: "impulse", message: { bodyId: "box9", impulse: [3, 0, 0] } }]],
+      [50, [{ type: "input", session: "p", name: "restart", message: {} }]],
       [55, [{ type: "move", session: "p", vx: 2, vz: 0 }]],
     ]);
     const file = await record(script, 120);
     const text = readFileSync(file, "utf8");
-    expect(text).toContain('{"type":"restart","session":"p"}');
+    expect(text).toContain('{"type":"input","session":"p","name":"restart","message":{}}');
     const report = await verifyReplay(file);
     console.log(`replay with a restart: ${report.ticks} ticks, ${report.inputs} inputs, ${report.keyframesChecked} keyframes, divergence ${JSON.stringify(report.divergence)}`);
     expect(report.divergence).toBeNull();
     expect(report.ticks).toBe(120);
     // The same file with the restart taken out re-simulates a toppled stack: the verifier catches it.
     const without = join(file, "..", "without-restart.ndjson");
-    writeFileSync(without, text.replace(',"i":[{"type":"restart","session":"p"}]', ""));
+    writeFileSync(without, text.replace(',"i":[{"type":"input","session":"p","name":"restart","message":{}}]', ""));
     const tampered = await verifyReplay(without);
     console.log(`without the restart: diverges at tick ${tampered.divergence?.tick}`);
     expect(tampered.divergence?.tick).toBe(50);

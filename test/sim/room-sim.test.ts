@@ -25,8 +25,8 @@ function run(scenario: Scenario, script: Map<number, SimInput[]>, ticks: number)
 const script = new Map<number, SimInput[]>([
   [1, [{ type: "join", session: "p1" }, { type: "join", session: "p2" }]],
   [5, [{ type: "move", session: "p1", vx: 4, vz: 0 }]],
-  [30, [{ type: "spawn", session: "p2", shape: "sphere", size: 0.3, velocity: [0, 2, 1] }]],
-  [60, [{ type: "impulse", session: "p2", bodyId: "crate", impulse: [0, 3, 0] }]],
+  [30, [{ type: "input", session: "p2", name: "spawn", message: { shape: "sphere", size: 0.3, velocity: [0, 2, 1] } }]],
+  [60, [{ type: "input", session: "p2", name: "impulse", message: { bodyId: "crate", impulse: [0, 3, 0] } }]],
   [90, [{ type: "move", session: "p2", vx: 0, vz: 5, jump: true }]],
   [120, [{ type: "settings", patch: { gravity: [0, -5, 0], friction: 0.1 } }]],
   [150, [{ type: "leave", session: "p1" }]],
@@ -44,7 +44,7 @@ function determinismAndAvatarTests(): void {
   it("diverges exactly at the tick of a changed input", () => {
     const base = run(flat, script, 120).hashes;
     const changed = new Map(script);
-    changed.set(60, [{ type: "impulse", session: "p2", bodyId: "crate", impulse: [0, 3.5, 0] }]);
+    changed.set(60, [{ type: "input", session: "p2", name: "impulse", message: { bodyId: "crate", impulse: [0, 3.5, 0] } }]);
     const other = run(flat, changed, 120).hashes;
     expect(other.slice(0, 59)).toEqual(base.slice(0, 59));
     expect(other[59]).not.toBe(base[59]);
@@ -117,12 +117,12 @@ function settingsInputsAndLoadTests(): void {
   it("ignores inputs that cannot apply, deterministically", () => {
     const sim = new RoomSim(structuredClone(flat), { maxBodies: 4 });
     sim.enqueue({ type: "move", session: "ghost", vx: 1, vz: 1 });
-    sim.enqueue({ type: "impulse", session: "ghost", bodyId: "nope", impulse: [1, 1, 1] });
-    sim.enqueue({ type: "impulse", session: "ghost", bodyId: "ground", impulse: [1, 1, 1] });
+    sim.enqueue({ type: "input", session: "ghost", name: "impulse", message: { bodyId: "nope", impulse: [1, 1, 1] } });
+    sim.enqueue({ type: "input", session: "ghost", name: "impulse", message: { bodyId: "ground", impulse: [1, 1, 1] } });
     sim.enqueue({ type: "join", session: "a" });
     sim.enqueue({ type: "join", session: "a" });
-    sim.enqueue({ type: "spawn", session: "a", shape: "box", size: 0.2 });
-    sim.enqueue({ type: "spawn", session: "a", shape: "box", size: 0.2 }); // over maxBodies
+    sim.enqueue({ type: "input", session: "a", name: "spawn", message: { shape: "box", size: 0.2 } });
+    sim.enqueue({ type: "input", session: "a", name: "spawn", message: { shape: "box", size: 0.2 } }); // over maxBodies
     sim.step();
     expect(sim.avatars.length).toBe(1);
     expect(sim.world.bodyCount).toBe(4);

@@ -55,14 +55,16 @@ describe("RoomSim.sensorCounts", () => {
   });
 
   it("a reload starts every sensor at 0 again, and a restored snapshot keeps the counts", () => {
-    const sim = new RoomSim(scene());
+    // A player (standing well away from the zone) sends the restart: a game input needs a player.
+    const sim = new RoomSim({ ...scene(), spawn: [8, 1, 8] });
+    sim.enqueue({ type: "join", session: "p" });
     expect(countAfter(sim, "zone", 150)).toBe(1);
     const snap = sim.snapshot();
     const restored = new RoomSim(scene());
     restored.restore(snap);
     expect(restored.sensorCounts().get("zone")).toBe(1);
     expect(countAfter(restored, "zone", 30)).toBe(1);
-    sim.enqueue({ type: "restart", session: "p" });
+    sim.enqueue({ type: "input", session: "p", name: "restart", message: {} });
     sim.step();
     expect(sim.sensorCounts().get("zone")).toBe(0);
   });
