@@ -33,6 +33,8 @@ export default defineConfig(({ command }) => ({
     "import.meta.env.VITE_GAME_SERVER": JSON.stringify(command === "serve" ? gameServer : ""),
   },
   plugins: [replayPages()],
+  // Game modules import the game API by the package's name (package.json "exports"); the bundle resolves it here.
+  resolve: { alias: { "physics-rooms/game": join(import.meta.dirname, "..", "shared", "game", "index.ts") } },
   build: {
     outDir: "dist",
     emptyOutDir: true,

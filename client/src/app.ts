@@ -1,14 +1,18 @@
-import { MSG_RESTART, type RoomState } from "../../shared/net/index.ts";
+import type { AvatarSpec } from "../../shared/game/define.ts";
+import { MSG_IMPULSE, MSG_RESTART, MSG_SPAWN, type RoomState } from "../../shared/net/index.ts";
 import { type JoinTarget, RoomGoneError } from "./net/connection.ts";
+import type { GameListing } from "./net/games.ts";
 import { RoomSession } from "./net/room-session.ts";
 import { SceneView } from "./render/scene-view.ts";
-import { ViewButtons } from "./render/view-buttons.ts";
+import { keyName, ViewButtons } from "./render/view-buttons.ts";
 import { Motion } from "./sim/motion.ts";
 import { Dashboard, type DashboardElements, type LiveStats } from "./ui/dashboard.ts";
 import { InputPolicy } from "./ui/input-policy.ts";
 
 export interface AppElements extends DashboardElements {
   canvas: HTMLCanvasElement;
+  /** The line of help under the HUD: the room's game's (client.help), else what the game's inputs and keys do. */
+  help?: HTMLElement | null;
 }
 
 /**
@@ -28,8 +32,10 @@ export class PhysicsApp {
   private readonly live: LiveStats;
   /** A new seat: frame the scene with the next snapshot (which holds its camera hint). */
   private framePending = false;
+  private readonly help: HTMLElement | null;
 
   constructor(el: AppElements, endpoint: string) {
+    this.help = el.help ?? null;
     this.view = new SceneView(el.canvas);
     const session = (this.session = new RoomSession(endpoint));
     const motion = (this.motion = new Motion(session.snapshots));
@@ -79,7 +85,16 @@ export class PhysicsApp {
     };
     session.onWelcome = (w) => {
       dashboard.welcome(w);
+      if (w.avatar) this.motion.predictor.setSpec(w.avatar);
+      this.controls.setGame(session.game);
       view.refreshAvatar(w.avatarId);
+    };
+    session.onGame = (game) => {
+      dashboard.game(game);
+      dashboard.gameFields(game, session.fields, session.room?.sessionId ?? "");
+      this.controls.setGame(game);
+      this.buttons.setGame(game, (input) => session.sendInput(input, {}));
+      if (this.help) this.help.textContent = helpText(game, session.avatar);
     };
     session.onSnapshot = (state, scenarioChanged) => {
       const feed = session.snapshots;
@@ -89,6 +104,7 @@ export class PhysicsApp {
       }
       if (feed.avatarSeen) this.motion.serverAvatar(state.tick, session.room?.sessionId ?? "", session.avatarId, feed.avatarServer);
       dashboard.snapshot(state, scenarioChanged, feed.buffer, feed.bodyCount, session.info?.kineticEnergy ?? Number.NaN);
+      dashboard.gameFields(session.game, session.fields, session.room?.sessionId ?? "");
     };
     session.onInfo = (info) => dashboard.info(info);
     session.onRejected = (m) => dashboard.refused(m);
@@ -104,9 +120,10 @@ export class PhysicsApp {
     }
   }
 
-  /** Asks the server to reload the room's scenario (for everyone in the room). */
+  /** Asks the server to reload the room's scenario (for everyone in the room), in a game that restarts so. */
   restart(): void {
-    this.session.conn.send(MSG_RESTART, {});
+    if (!this.session.hasInput(MSG_RESTART)) return;
+    this.session.sendInput(MSG_RESTART, {});
     this.say("restart requested");
   }
 
@@ -129,6 +146,22 @@ export class PhysicsApp {
     const jump = this.controls.tick(now);
     this.motion.predict(now, this.controls.sentVx, this.controls.sentVz, jump, this.session.conn.rttMs);
   };
+}
+
+/**
+ * The help line for a game: its own (client.help), else what works in it: walking and jumping with an
+ * avatar, the sandbox's click and shift-click, the game's keys; then the camera's.
+ */
+export function helpText(game: GameListing, avatar: AvatarSpec | null): string {
+  if (game.client.help) return `${game.client.help} · drag orbits · F follow`;
+  const parts: string[] = [];
+  if (avatar) parts.push("WASD / arrows move", ...(avatar.jumpSpeed > 0 ? ["space jumps"] : []));
+  const has = (name: string) => game.inputs.some((i) => i.name === name);
+  if (has(MSG_SPAWN)) parts.push("click spawns a ball");
+  if (has(MSG_IMPULSE)) parts.push("shift-click pushes");
+  for (const k of game.client.keys) parts.push(`${keyName(k.key)}: ${game.inputs.find((i) => i.name === k.input)?.label ?? k.input}`);
+  parts.push("drag orbits", "F follow");
+  return parts.join(" · ");
 }
 
 /** The scenario's camera hint from the room state (position then target), or null. */

@@ -3,8 +3,9 @@ import { Vector3 } from "three";
 import { PhysicsApp } from "./app.ts";
 
 /**
- * Entry: `?room=<id>` joins that room, `?scenario=<name>` joins (or creates) a room running that
- * scenario, neither means arena. Served by the game server itself (same origin); under `npm run dev`
+ * Entry: `?room=<id>` joins that room, `?game=<name>` joins (or creates) a room playing that game (GET
+ * /games lists them), `?scenario=<name>` one running that scenario (the sandbox's, or a game's that takes
+ * any); none of them means the sandbox in arena. Served by the game server itself (same origin); under `npm run dev`
  * Vite proxies the HTTP routes and the SDK talks to the game server directly (VITE_GAME_SERVER).
  */
 const params = new URLSearchParams(window.location.search);
@@ -19,6 +20,7 @@ const app = new PhysicsApp(
     banner: byId("banner"),
     kePlot: byId<HTMLCanvasElement>("ke-plot"),
     tickPlot: byId<HTMLCanvasElement>("tick-plot"),
+    help: document.querySelector<HTMLElement>("#left .help"),
   },
   endpoint,
 );
@@ -40,6 +42,19 @@ const hooks = {
   get connection() {
     return app.session.conn.state;
   },
+  /** The room's game by name ("" before the welcome), and whether its listing (inputs, keys, labels) arrived. */
+  get game() {
+    return app.session.gameName;
+  },
+  get gameKnown() {
+    return app.session.game !== null;
+  },
+  /** The welcome's avatar spec (null: the game has no avatar, or no welcome yet). */
+  get avatarSpec() {
+    return app.session.avatar;
+  },
+  /** The game's fields as the newest patch has them: `{ game: {...}, players: { session: {...} } }`. */
+  fields: () => app.session.fields.toJSON(),
   get framesRendered() {
     return app.framesRendered;
   },
@@ -47,6 +62,16 @@ const hooks = {
   meshCount: () => app.view.visibleCount(),
   /** Bodies in the newest snapshot. */
   bodyCount: () => app.session.snapshots.bodyCount,
+  /** Joints in the newest snapshot. */
+  jointCount: () => app.session.snapshots.joints.count,
+  /**
+   * The joints drawn in the last frame, read back from the line geometry: per joint its id and world
+   * points (A's anchor, B's anchor, the arms from each body's origin, the axis segment of a hinge or slider).
+   */
+  jointLines: () => {
+    const lines = app.view.joints;
+    return lines.drawnIds.map((id, i) => ({ id, vertices: lines.verticesOf(i) }));
+  },
   avatarServerPosition: () => [...app.session.snapshots.avatarServer],
   avatarPredictedPosition: () => [...app.motion.predictor.current],
   /** Server tick of the newest snapshot (NaN before the first). */
@@ -101,7 +126,7 @@ const hooks = {
 };
 (window as unknown as { __physics: typeof hooks }).__physics = hooks;
 
-app.join({ roomId: params.get("room") ?? undefined, scenario: params.get("scenario") ?? undefined }).catch((err: Error) => {
+app.join({ roomId: params.get("room") ?? undefined, scenario: params.get("scenario") ?? undefined, game: params.get("game") ?? undefined }).catch((err: Error) => {
   app.say(`could not join: ${err.message}`);
   const banner = byId("banner");
   banner.hidden = false;

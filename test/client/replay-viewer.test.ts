@@ -257,7 +257,7 @@ describe("replay viewer in a real browser", () => {
     const { page } = await openPage("/replay/");
     await page.setInputFiles("#file", { name: "broken.ndjson", mimeType: "application/x-ndjson", buffer: Buffer.from(`${replayText.split("\n")[0]}\n{"t":1,"h":"zz"}\n`) });
     await page.waitForFunction(() => (globalThis as Hooked).__replay.state === "error", undefined, WAIT);
-    expect(await page.evaluate(() => (globalThis as Hooked).__replay.error)).toBe("broken.ndjson: line 2: h: expected a lowercase hex hash");
+    expect(await page.evaluate(() => (globalThis as Hooked).__replay.error)).toBe('broken.ndjson: line 2: h: expected a lowercase hex hash (then ":" and 8 hex digits for a game with fields)');
     await page.close();
 
     const missing = await openPage("/replay/no-such-room");

@@ -235,12 +235,13 @@ describe("restarting a scene from the HUD", () => {
       // The accepted restart is applied on the room's next tick: download until the recording has it.
       let text = "";
       const deadline = Date.now() + WAIT.timeout;
-      while (!text.includes('"type":"restart"') && Date.now() < deadline) {
+      // Recorded as the sandbox game's input: {"type":"input","session":…,"name":"restart",…}.
+      while (!text.includes('"name":"restart"') && Date.now() < deadline) {
         const res = await admin(srv.url, "GET", `/rooms/${roomId}/replay`);
         expect(res.status).toBe(200);
         text = await res.text();
       }
-      const restarts = text.split("\n").filter((line) => line.includes('"type":"restart"')).length;
+      const restarts = text.split("\n").filter((line) => line.includes('"name":"restart"')).length;
       const file = join(srv.replayDir, "downloaded-failure-lab.ndjson");
       writeFileSync(file, text);
       const report = await verifyReplay(file);

@@ -1,4 +1,5 @@
 import type { QueuedChange, RoomInfo, RoomListEntry, RoomSettingsPatch, ScenarioListing, SettingsChange } from "../../../shared/net/index.ts";
+import type { GameListing } from "./games.ts";
 
 export class AdminError extends Error {
   readonly status: number;
@@ -15,6 +16,8 @@ export class AdminError extends Error {
 export class AdminApi {
   readonly base: string;
   token = "";
+  /** GET /games, asked once (the server's games are fixed for its life); a failed request is asked again next time. */
+  private gameList: Promise<GameListing[]> | null = null;
 
   constructor(base = "") {
     this.base = base;
@@ -48,6 +51,18 @@ export class AdminApi {
 
   scenarios(): Promise<ScenarioListing[]> {
     return this.call("GET", "/scenarios");
+  }
+
+  /** The games rooms may play, with their inputs, fields and client presentation (cached). */
+  games(): Promise<GameListing[]> {
+    if (this.gameList === null) {
+      const request = this.call<GameListing[]>("GET", "/games");
+      this.gameList = request;
+      request.catch(() => {
+        if (this.gameList === request) this.gameList = null;
+      });
+    }
+    return this.gameList;
   }
 
   updateSettings(id: string, patch: RoomSettingsPatch): Promise<SettingsChange> {

@@ -10,14 +10,19 @@ import {
   type WelcomeMessage,
 } from "../../../shared/net/index.ts";
 import type { AdminApi } from "./admin-api.ts";
+import { DEFAULT_GAME_NAME } from "./games.ts";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "disconnected";
 export type PhysicsRoom = Room<unknown, RoomState>;
 
-/** Where to go: a room id, or a scenario (joins a room running it that has space, else creates one). */
+/**
+ * Where to go: a room id, or a game and/or a scenario (joins a room playing it that has space, else
+ * creates one). No game: the sandbox (the server's default).
+ */
 export interface JoinTarget {
   roomId?: string;
   scenario?: string;
+  game?: string;
 }
 
 /**
@@ -27,10 +32,13 @@ export interface JoinTarget {
 export class RoomGoneError extends Error {
   readonly roomId: string;
   readonly scenario: string | undefined;
-  constructor(roomId: string, scenario: string | undefined) {
+  /** The game the link remembered (undefined: the sandbox). */
+  readonly game: string | undefined;
+  constructor(roomId: string, scenario: string | undefined, game?: string) {
     super(`room ${roomId} is closed`);
     this.roomId = roomId;
     this.scenario = scenario;
+    this.game = game;
   }
 }
 
@@ -88,13 +96,14 @@ export class Connection {
   async join(target: JoinTarget): Promise<PhysicsRoom> {
     this.target.roomId = target.roomId;
     this.target.scenario = target.scenario;
+    this.target.game = target.game;
     this.set("connecting", "");
     let room: PhysicsRoom;
     try {
       room = await this.joinTarget(target, false);
     } catch (err) {
       const gone = target.roomId !== undefined && isUnknownRoom(err);
-      const failure = gone ? new RoomGoneError(target.roomId!, target.scenario) : (err as Error);
+      const failure = gone ? new RoomGoneError(target.roomId!, target.scenario, target.game) : (err as Error);
       this.set("disconnected", gone ? failure.message : `could not join: ${failure.message}`);
       throw failure;
     }
@@ -102,24 +111,31 @@ export class Connection {
     return room;
   }
 
-  /** Joins the room asked for by id; if it is gone and `fallback`, a room of the scenario we came for (if known). */
+  /**
+   * Joins the room asked for by id; if it is gone and `fallback`, a room of the game or scenario we came
+   * for (if known). A game without a scenario is the matchmaker's joinOrCreate (rooms are matched on
+   * their game); a scenario (of the sandbox, or of a game that takes any) is looked up in the room list.
+   */
   private async joinTarget(target: JoinTarget, fallback: boolean): Promise<PhysicsRoom> {
+    const game = target.game !== undefined && target.game !== DEFAULT_GAME_NAME ? target.game : undefined;
     if (target.roomId) {
       try {
         return (await this.client.joinById(target.roomId, {}, RoomState)) as PhysicsRoom;
       } catch (err) {
-        if (!fallback || target.scenario === undefined) throw err;
+        if (!fallback || (target.scenario === undefined && game === undefined)) throw err;
       }
     }
+    if (game !== undefined && target.scenario === undefined) return (await this.client.joinOrCreate(ROOM_NAME, { game }, RoomState)) as PhysicsRoom;
     const scenario = target.scenario ?? "arena";
+    const playing = game ?? DEFAULT_GAME_NAME;
     try {
       const rooms = await this.admin.rooms();
-      const open = rooms.find((r) => r.scenario === scenario && r.clients < (r.maxClients ?? Number.POSITIVE_INFINITY));
+      const open = rooms.find((r) => (r.game ?? DEFAULT_GAME_NAME) === playing && r.scenario === scenario && r.clients < (r.maxClients ?? Number.POSITIVE_INFINITY));
       if (open) return (await this.client.joinById(open.roomId, {}, RoomState)) as PhysicsRoom;
     } catch {
       // No listing or the room went away meanwhile: create one.
     }
-    return (await this.client.create(ROOM_NAME, { scenario }, RoomState)) as PhysicsRoom;
+    return (await this.client.create(ROOM_NAME, game === undefined ? { scenario } : { game, scenario }, RoomState)) as PhysicsRoom;
   }
 
   private attach(room: PhysicsRoom): void {

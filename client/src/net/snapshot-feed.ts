@@ -1,17 +1,20 @@
 import type { Vec3Tuple } from "../../../shared/engine/index.ts";
 import { type BodyState, dequantizeAxis, dequantizeRotation, type RoomState, type WelcomeMessage } from "../../../shared/net/index.ts";
 import { WorldMirror } from "../sim/world-mirror.ts";
+import { JointBuffer } from "./joint-buffer.ts";
 import { ServerClock } from "./server-clock.ts";
 import { SnapshotBuffer } from "./snapshot-buffer.ts";
 
 /**
  * Every decoded patch as a snapshot, stamped with its exact server time (tick × 1000 / tickRate): into
- * the snapshot buffer (what rendering interpolates), the server clock (when snapshots arrive against
- * when they were made) and the world mirror (the newest poses as a World, for prediction and raycasts).
+ * the snapshot buffer (what rendering interpolates), the joint buffer (the joints drawn between the
+ * bodies), the server clock (when snapshots arrive against when they were made) and the world mirror
+ * (the newest poses as a World, for prediction and raycasts).
  * Also remembers where the server last had the own avatar.
  */
 export class SnapshotFeed {
   readonly buffer = new SnapshotBuffer();
+  readonly joints = new JointBuffer();
   readonly clock = new ServerClock({ patchIntervalMs: 50, tickMs: 1000 / 60 });
   readonly mirror = new WorldMirror();
   /** The room's tick length (from its welcome), ms. */
@@ -36,6 +39,7 @@ export class SnapshotFeed {
   /** A different seat: every snapshot so far belongs to the old one. */
   reset(): void {
     this.buffer.clear();
+    this.joints.clear();
     this.clock.reset();
     this.mirror.rebuild(1000 / this.tickMs);
     this.lastBodies = null;
@@ -71,6 +75,7 @@ export class SnapshotFeed {
     this.avatarSeen = false;
     state.bodies.forEach(this.ingestBody);
     this.buffer.end();
+    this.joints.ingest(state.joints, time);
     this.mirror.end();
     this.bodyCount = state.bodies.size;
   }

@@ -23,9 +23,11 @@ import {
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import type { ShapeDef } from "../../../shared/engine/index.ts";
 import { KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK, shapeOfBody } from "../../../shared/net/index.ts";
+import type { JointBuffer } from "../net/joint-buffer.ts";
 import type { BodyTrack, Pose } from "../net/snapshot-buffer.ts";
 import { AvatarMarks } from "./avatar-marks.ts";
 import { CameraRig, computeFraming, type FramedBody, SLAB_RADIUS } from "./camera-rig.ts";
+import { JointLines } from "./joint-lines.ts";
 import { ShapeGeometries, shapeReach } from "./shape-geometry.ts";
 
 /** Static bodies larger than this (half extent, metres) do not cast shadows (the ground, long walls). */
@@ -65,7 +67,8 @@ const FRAMING_WAIT_FRAMES = 120;
  * spheres and boxes share two unit geometries scaled to the body's size, other shapes share a geometry
  * per distinct definition) and a small set of materials; lights with shadows that follow the camera's target; an
  * orbit camera framed on each new scene that then follows the avatar (CameraRig), and marks that set
- * avatars apart from boxes (AvatarMarks). Per-frame work writes into existing objects only.
+ * avatars apart from boxes (AvatarMarks), and the joints as lines between the bodies (JointLines).
+ * Per-frame work writes into existing objects only.
  */
 export class SceneView {
   readonly renderer: WebGLRenderer;
@@ -75,6 +78,7 @@ export class SceneView {
   readonly meshes = new Map<string, BodyMesh>();
   readonly rig: CameraRig;
   readonly marks: AvatarMarks;
+  readonly joints = new JointLines();
   /** How the current scene was framed: from the scenario's hint, computed from the bodies, or not yet. */
   framedBy: "hint" | "bodies" | "" = "";
   private pending: PendingFraming | null = null;
@@ -134,6 +138,7 @@ export class SceneView {
     const grid = new GridHelper(200, 200, 0x4d575c, 0x5d686e);
     grid.position.y = 0.002;
     this.scene.add(grid);
+    this.scene.add(this.joints.object);
 
     this.awake = PALETTE.map((c) => new MeshStandardMaterial({ color: c, roughness: 0.55, metalness: 0.05 }));
     this.asleep = PALETTE.map((c) => new MeshStandardMaterial({ color: new Color(c).multiplyScalar(0.72), roughness: 0.8 }));
@@ -216,6 +221,11 @@ export class SceneView {
       entry.sleeping = pose.sleeping;
       this.paint(entry, pose.sleeping ? this.asleep[entry.palette] : this.awake[entry.palette]);
     }
+  }
+
+  /** Draws the joints visible at `renderTime` between the bodies as this frame posed them. */
+  drawJoints(joints: JointBuffer, renderTime: number): void {
+    this.joints.update(joints, renderTime, this.meshes);
   }
 
   hide(id: string): void {

@@ -1,12 +1,21 @@
+import type { GameListing } from "../net/games.ts";
+
+/** The sandbox's restart input: it keeps its own button (id "restart"). */
+const RESTART_INPUT = "restart";
+
 /**
- * Two small buttons at the bottom of the window: the camera mode (follow ↔ overview, also the F key)
- * and a restart of the room's scenario for everyone in it (the server accepts one every few seconds per
- * room and answers others with a rejection the HUD shows).
+ * Small buttons at the bottom of the window: the camera mode (follow ↔ overview, also the F key), a
+ * restart of the room's scenario for everyone in it (in a game with a `restart` input, the sandbox's:
+ * the server accepts one every few seconds per room and answers others with a rejection the HUD shows),
+ * and one button per other input of the room's game that takes an empty payload (id `input-<name>`,
+ * its label as the text, its key in the tooltip).
  */
 export class ViewButtons {
   readonly root: HTMLElement;
   readonly mode: HTMLButtonElement;
   readonly restart: HTMLButtonElement;
+  /** The game's input buttons, by input name. */
+  readonly inputs = new Map<string, HTMLButtonElement>();
 
   constructor(parent: HTMLElement, onToggle: () => void, onRestart: () => void) {
     this.root = document.createElement("nav");
@@ -24,8 +33,27 @@ export class ViewButtons {
     });
     this.mode = button("view-mode", "camera: follow", "F: follow the avatar or show the whole scene", onToggle);
     this.restart = button("restart", "restart scene", "reload the room's scenario for everyone in it", onRestart);
+    // Until the room's game is known to have a restart.
+    this.restart.hidden = true;
     this.root.append(this.mode, this.restart);
     parent.append(this.root);
+  }
+
+  /** The room's game is known: the restart button if it restarts, a button per input that needs no payload. */
+  setGame(game: GameListing | null, send: (input: string) => void): void {
+    for (const b of this.inputs.values()) b.remove();
+    this.inputs.clear();
+    const inputs = game?.inputs ?? [];
+    this.restart.hidden = !inputs.some((i) => i.name === RESTART_INPUT);
+    for (const input of inputs) {
+      if (!input.empty || input.name === RESTART_INPUT) continue;
+      const keys = (game?.client.keys ?? []).filter((k) => k.input === input.name).map((k) => keyName(k.key));
+      const title = keys.length > 0 ? `${input.label} (key ${keys.join(", ")})` : input.label;
+      const b = button(`input-${input.name}`, input.label, title, () => send(input.name));
+      b.dataset.input = input.name;
+      this.inputs.set(input.name, b);
+      this.root.append(b);
+    }
   }
 
   /** Shows the current camera mode on its button. */
@@ -56,4 +84,12 @@ function button(id: string, text: string, title: string, onClick: () => void): H
     (e.currentTarget as HTMLButtonElement).blur();
   });
   return b;
+}
+
+/** A KeyboardEvent code as a player reads it: "KeyE" → "E", "Digit1" → "1", "Numpad1" → "Num 1", others as they are. */
+export function keyName(code: string): string {
+  if (/^Key[A-Z]$/.test(code)) return code.slice(3);
+  if (/^Digit[0-9]$/.test(code)) return code.slice(5);
+  if (/^Numpad[0-9]$/.test(code)) return `Num ${code.slice(6)}`;
+  return code;
 }

@@ -153,6 +153,11 @@ const hooks = {
   },
   highlighted: () => app.scene.highlightedIds(),
   meshCount: () => app.view.visibleCount(),
+  /** The joints drawn at the last drawn tick: per joint its id and world points, as in the live client's hook. */
+  jointLines: () => {
+    const lines = app.view.joints;
+    return lines.drawnIds.map((id, i) => ({ id, vertices: lines.verticesOf(i) }));
+  },
   speeds: SPEEDS,
 };
 (window as unknown as { __replay: typeof hooks }).__replay = hooks;

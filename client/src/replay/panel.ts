@@ -20,10 +20,10 @@ export function describeInput(input: SimInput): string {
       return `${input.type} ${input.session}`;
     case "move":
       return `move ${input.session} (${input.vx.toFixed(2)}, ${input.vz.toFixed(2)})${input.jump ? " jump" : ""}`;
-    case "spawn":
-      return `spawn ${input.shape} ${input.size} by ${input.session}`;
-    case "impulse":
-      return `impulse ${input.bodyId} [${input.impulse.map((v) => v.toFixed(2)).join(", ")}]`;
+    case "input": {
+      const text = JSON.stringify(input.message);
+      return `${input.name} ${text.length > 60 ? `${text.slice(0, 60)}…` : text} by ${input.session}`;
+    }
     case "settings":
       return `settings ${JSON.stringify(input.patch)}`;
     case "load":

@@ -32,7 +32,8 @@ export class ReplayParseError extends Error {
 }
 
 const NO_INPUTS: SimInput[] = [];
-const HASH = /^[0-9a-f]{1,64}$/;
+/** A tick's hash: the world's, then ":" and 8 hex digits of the game's fields when the game has fields. */
+const HASH = /^[0-9a-f]{1,64}(:[0-9a-f]{8})?$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -49,6 +50,10 @@ function checkHeader(v: unknown, line: number): ReplayHeader {
   }
   if (!isObject(v.scenario) || !Array.isArray(v.scenario.bodies)) throw new ReplayParseError(line, "scenario: expected a scenario object with a bodies array");
   if (!isObject(v.options)) throw new ReplayParseError(line, "options: expected an object");
+  if (!isObject(v.game) || typeof v.game.name !== "string" || typeof v.game.version !== "string") {
+    throw new ReplayParseError(line, "game: expected the game the room played, { name, version }");
+  }
+  if (v.game.module !== undefined && typeof v.game.module !== "string") throw new ReplayParseError(line, "game.module: expected a string");
   if (typeof v.tickRate !== "number" || !(v.tickRate > 0)) throw new ReplayParseError(line, "tickRate: expected a positive number");
   if (!Number.isInteger(v.keyframeInterval) || (v.keyframeInterval as number) < 1) throw new ReplayParseError(line, "keyframeInterval: expected a positive integer");
   return v as unknown as ReplayHeader;
@@ -80,7 +85,7 @@ function addLine(data: ReplayData, v: unknown, line: number): void {
   const last = data.hashes.length;
   if (v.type === undefined) {
     if (v.t !== last + 1) throw new ReplayParseError(line, `t: expected tick ${last + 1}, got ${JSON.stringify(v.t)}`);
-    if (typeof v.h !== "string" || !HASH.test(v.h)) throw new ReplayParseError(line, "h: expected a lowercase hex hash");
+    if (typeof v.h !== "string" || !HASH.test(v.h)) throw new ReplayParseError(line, "h: expected a lowercase hex hash (then \":\" and 8 hex digits for a game with fields)");
     data.hashes.push(v.h);
     data.inputs.push(checkInputs(v.i, line));
     data.lines.push(line);

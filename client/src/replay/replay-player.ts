@@ -1,3 +1,5 @@
+import type { GameDefinition } from "../../../shared/game/define.ts";
+import { GameRegistry } from "../../../shared/game/registry.ts";
 import { type BodyDifference, type BodyDigest, bodyDigests, diffBodies, RoomSim, type RoomSimSnapshot, type SimInput } from "../../../shared/sim/index.ts";
 import type { ReplayData } from "./replay-file.ts";
 import type { Divergence as VerifyDivergence } from "../../../server/replay/verify.ts";
@@ -31,6 +33,32 @@ export type { BodyDifference };
 /** What the command-line verifier reports (server/replay/verify.ts), less the fields only a file on disk has. */
 export type Divergence = Omit<VerifyDivergence, "keyframeLine" | "differingBodies">;
 
+/** The games built into this page (the server's built-ins; a GAMES module is not among them). */
+let builtinGames: GameRegistry | null = null;
+
+/** A recording of a game this viewer cannot re-simulate: not built in, or another version of it. */
+export class ReplayGameError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ReplayGameError";
+  }
+}
+
+/**
+ * The game a recording names, from the games built into the viewer, at the recorded version. Throws a
+ * ReplayGameError saying what to do instead (the command-line verifier loads GAMES modules).
+ */
+export function replayGame(recorded: { name: string; version: string; module?: string }): GameDefinition {
+  builtinGames ??= new GameRegistry();
+  const game = builtinGames.get(recorded.name);
+  const verify = `verify it with npm run replay -- verify${recorded.module ? ` (with GAMES=${recorded.module})` : ""}`;
+  if (!game) throw new ReplayGameError(`game "${recorded.name}" is not built into this viewer; ${verify}`);
+  if (game.version !== recorded.version) {
+    throw new ReplayGameError(`game "${recorded.name}" was recorded at version ${recorded.version}, this viewer has version ${game.version}; ${verify}`);
+  }
+  return game;
+}
+
 export class ReplayPlayer {
   readonly data: ReplayData;
   /** Ticks in the recording. */
@@ -51,8 +79,9 @@ export class ReplayPlayer {
     this.data = data;
     this.ticks = data.hashes.length;
     this.status = new Uint8Array(this.ticks);
-    this.verifier = new RoomSim(structuredClone(data.header.scenario), data.header.options);
-    this.cursor = new RoomSim(structuredClone(data.header.scenario), data.header.options);
+    const game = replayGame(data.header.game);
+    this.verifier = new RoomSim(structuredClone(data.header.scenario), data.header.options, game);
+    this.cursor = new RoomSim(structuredClone(data.header.scenario), data.header.options, game);
     this.checkpoints.push(this.verifier.snapshot());
   }
 

@@ -1,6 +1,7 @@
 import { MeshStandardMaterial } from "three";
-import { BodyTypeCode, type ReadonlyNumberArray, type ShapeDef, type World } from "../../../shared/engine/index.ts";
-import { kindOf, sizedByHalfExtents } from "../../../shared/net/index.ts";
+import { BodyTypeCode, type JointInfo, type ReadonlyNumberArray, type ShapeDef, type World } from "../../../shared/engine/index.ts";
+import { type JointState, jointStateOf, kindOf, sizedByHalfExtents } from "../../../shared/net/index.ts";
+import { JointBuffer } from "../net/joint-buffer.ts";
 import { BodyTrack, createPose } from "../net/snapshot-buffer.ts";
 import type { SceneView } from "../render/scene-view.ts";
 
@@ -8,7 +9,8 @@ import type { SceneView } from "../render/scene-view.ts";
  * Draws a re-simulated world with the main client's SceneView: one mesh per body id, placed at the
  * world's exact pose (no interpolation: the viewer shows whole ticks). Bodies named by a divergence are
  * painted in a highlight material; a body that stops being highlighted, or whose shape changed under the
- * same id (a scenario reload), gets a fresh mesh from the scene view.
+ * same id (a scenario reload), gets a fresh mesh from the scene view. Joints are drawn as the live client
+ * draws them (JointLines), from the world's joints, read again only when its jointsVersion changes.
  */
 export class ReplayScene {
   private readonly view: SceneView;
@@ -23,6 +25,12 @@ export class ReplayScene {
   /** Shape definitions of the bodies drawn that are not spheres or boxes, by id. */
   private readonly definitions = new Map<string, ShapeDef>();
   private readonly highlight = new MeshStandardMaterial({ color: 0xff2d2d, emissive: 0x8a0000, roughness: 0.4 });
+  /** The world's joints as the wire would carry them, by id, and what each was read from (jointSignature). */
+  private readonly jointStates = new Map<string, JointState>();
+  private readonly jointSignatures = new Map<string, string>();
+  private readonly joints = new JointBuffer();
+  private jointWorld: World | null = null;
+  private jointsVersion = Number.NaN;
 
   constructor(view: SceneView) {
     this.view = view;
@@ -96,10 +104,44 @@ export class ReplayScene {
       this.definitions.delete(id);
       this.highlighted.delete(id);
     }
+    this.drawJoints(world);
+  }
+
+  /**
+   * The viewer shows whole ticks with no timeline of its own, so every joint lives at time 0: a new one is
+   * shown at once, a gone one is pruned at once (JointBuffer's visibleFrom / removedAt).
+   */
+  private drawJoints(world: World): void {
+    if (world !== this.jointWorld || world.jointsVersion !== this.jointsVersion) {
+      this.jointWorld = world;
+      this.jointsVersion = world.jointsVersion;
+      const present = new Set<string>();
+      world.forEachJoint((info) => {
+        present.add(info.id);
+        // By content, not handle: a restored or reloaded world may give another joint the same id and handle.
+        const signature = jointSignature(info);
+        if (this.jointSignatures.get(info.id) === signature) return;
+        this.jointSignatures.set(info.id, signature);
+        this.jointStates.set(info.id, jointStateOf(info));
+      });
+      for (const id of [...this.jointStates.keys()]) {
+        if (present.has(id)) continue;
+        this.jointStates.delete(id);
+        this.jointSignatures.delete(id);
+      }
+    }
+    this.joints.ingest(this.jointStates, 0);
+    this.joints.prune(0);
+    this.view.drawJoints(this.joints, 0);
   }
 
   /** Ids currently drawn in the highlight material. */
   highlightedIds(): string[] {
     return [...this.highlighted].sort();
   }
+}
+
+/** Everything of a joint the viewer draws. */
+function jointSignature(j: JointInfo): string {
+  return `${j.type}|${j.bodyA}|${j.bodyB ?? ""}|${j.localAnchorA.join()}|${j.localAnchorB.join()}|${j.localAxisA.join()}`;
 }

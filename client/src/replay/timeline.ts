@@ -11,7 +11,14 @@ export const INPUT_COLORS: Record<string, string> = {
   settings: "#e59866",
   load: "#ffffff",
   restart: "#ec7063",
+  /** Any other game's inputs. */
+  input: "#bb8fce",
 };
+
+/** The colour of an input on the timeline: a sandbox input by its name, another game's in one colour. */
+export function inputColor(input: { type: string; name?: string }): string {
+  return (input.type === "input" ? INPUT_COLORS[input.name ?? ""] : undefined) ?? INPUT_COLORS[input.type] ?? INPUT_COLORS.input;
+}
 
 export interface TimelineModel {
   ticks: number;
@@ -80,7 +87,7 @@ export class Timeline {
     for (let t = 1; t <= m.ticks; t++) {
       const inputs = m.inputs[t - 1];
       if (inputs.length === 0) continue;
-      g.fillStyle = INPUT_COLORS[inputs[0].type] ?? "#ffffff";
+      g.fillStyle = inputColor(inputs[0]);
       const h = Math.min(bandTop - 2, 6 + 4 * inputs.length);
       g.fillRect(Math.floor(x(t)), bandTop - h, 1, h);
     }

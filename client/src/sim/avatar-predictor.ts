@@ -1,4 +1,5 @@
 import type { Vec3Tuple } from "../../../shared/engine/index.ts";
+import type { AvatarSpec } from "../../../shared/game/define.ts";
 import { KIND_BOX, KIND_KINEMATIC } from "../../../shared/net/index.ts";
 import { AVATAR, type Avatar, clampPlanar, updateAvatar } from "../../../shared/sim/index.ts";
 import type { WorldMirror } from "./world-mirror.ts";
@@ -64,6 +65,8 @@ const STRIDE = 4;
 export class AvatarPredictor {
   readonly mirror: WorldMirror;
   avatar: Avatar | null = null;
+  /** The room's game's avatar (its welcome): the box predicted, its speed and jump. The standard one until told. */
+  spec: Readonly<AvatarSpec> = AVATAR;
   /** Mirror generation the avatar's handle belongs to. */
   private generation = -1;
   readonly deadband: number;
@@ -114,9 +117,22 @@ export class AvatarPredictor {
     return this.avatar !== null && this.generation === this.mirror.generation && this.mirror.world.has(this.avatar.handle);
   }
 
+  /**
+   * The room's game's avatar. An avatar already predicted with another size is rebuilt where it is (the
+   * state arrives before the welcome, so the first attach may have used the standard box).
+   */
+  setSpec(spec: Readonly<AvatarSpec>): void {
+    const old = this.spec;
+    this.spec = spec;
+    const a = this.avatar;
+    if (a === null || !this.attached || old.halfExtents.every((h, k) => h === spec.halfExtents[k])) return;
+    const at: Vec3Tuple = [this.current[0], this.current[1], this.current[2]];
+    this.attach(a.session, a.bodyId, at);
+  }
+
   /** Starts predicting the avatar `bodyId` from the server's position (join, reconnect, reload). */
   attach(session: string, bodyId: string, position: Vec3Tuple): void {
-    const [hx, hy, hz] = AVATAR.halfExtents;
+    const [hx, hy, hz] = this.spec.halfExtents;
     const handle = this.mirror.own(bodyId, KIND_KINEMATIC | KIND_BOX, hx, hy, hz, position);
     const old = this.avatar;
     this.avatar = {
@@ -149,7 +165,7 @@ export class AvatarPredictor {
   setInput(vx: number, vz: number, jump: boolean): void {
     const a = this.avatar;
     if (!a) return;
-    const [cx, cz] = clampPlanar(vx, vz);
+    const [cx, cz] = clampPlanar(vx, vz, this.spec.maxSpeed);
     a.vx = cx;
     a.vz = cz;
     const speed = Math.sqrt(cx * cx + cz * cz);
@@ -170,7 +186,7 @@ export class AvatarPredictor {
     this.previous[1] = p[1];
     this.previous[2] = p[2];
     this.applyCorrection();
-    updateAvatar(world, a);
+    updateAvatar(world, a, this.spec);
     world.getPosition(a.handle, this.current);
     // Stamps must increase for the history search; a clock hiccup must not reorder them.
     if (this.count > 0 && stamp <= this.history[this.head * STRIDE]) stamp = this.history[this.head * STRIDE] + 1e-3;

@@ -77,7 +77,10 @@ export class Motion {
     return this.predictor.attached ? this.predictor.current : this.feed.avatarServer;
   }
 
-  /** Poses every mesh for this frame; bodies gone from the buffer are removed from the view. */
+  /**
+   * Poses every mesh for this frame (bodies gone from the buffer are removed from the view), then draws
+   * the joints between them as posed.
+   */
   draw(now: number, view: SceneView, avatarId: string): void {
     const { buffer, clock } = this.feed;
     const render = clock.update(now);
@@ -104,5 +107,7 @@ export class Motion {
         entry.mesh.visible = false;
       }
     }
+    this.feed.joints.prune(render);
+    view.drawJoints(this.feed.joints, render);
   }
 }

@@ -2,9 +2,10 @@ import type { RejectedMessage, RoomInfo, RoomState, WelcomeMessage } from "../..
 import { getBuiltinScenario } from "../../../shared/scenarios/index.ts";
 import type { AdminApi } from "../net/admin-api.ts";
 import type { ConnectionState, RoomGoneError } from "../net/connection.ts";
+import type { GameFields, GameListing } from "../net/games.ts";
 import type { SnapshotBuffer } from "../net/snapshot-buffer.ts";
 import { createEnergyReading, EnergyMeter } from "../sim/energy.ts";
-import { createHudValues, Hud, type MessageKind, readSensorCounts } from "./hud.ts";
+import { createHudValues, Hud, type MessageKind, readGameFields, readSensorCounts } from "./hud.ts";
 import { KnobsPanel } from "./knobs.ts";
 import { LivePlot } from "./plot.ts";
 
@@ -57,6 +58,8 @@ export class Dashboard {
   /** When the notice shown goes away (performance.now() ms), and how often the same refusal came in a row. */
   private messageUntil = Number.POSITIVE_INFINITY;
   private repeats = 0;
+  /** What the game block was last read from (the game, the fields' version, the own session). */
+  private fieldsRead: { game: GameListing | null; version: number; session: string } = { game: null, version: -1, session: "" };
 
   constructor(el: DashboardElements, admin: AdminApi, roomId: () => string) {
     this.hud = new Hud(el.hud);
@@ -116,8 +119,11 @@ export class Dashboard {
   roomGone(err: RoomGoneError): void {
     const banner = this.banner;
     banner.replaceChildren(`Room ${err.roomId} is closed.`);
-    if (err.scenario) {
-      banner.append(" ", link(`?scenario=${encodeURIComponent(err.scenario)}`, `Start a new ${err.scenario} room`, "new-room"));
+    if (err.scenario || err.game) {
+      const query = new URLSearchParams();
+      if (err.game) query.set("game", err.game);
+      if (err.scenario) query.set("scenario", err.scenario);
+      banner.append(" ", link(`?${query}`, `Start a new ${[err.game, err.scenario].filter(Boolean).join(" ")} room`, "new-room"));
     }
     banner.append(" ", link("/", "Go to the lobby", "lobby"));
     banner.hidden = false;
@@ -129,7 +135,25 @@ export class Dashboard {
 
   welcome(w: WelcomeMessage): void {
     this.values.patchRateMs = w.patchRateMs;
+    if (w.game !== this.values.game) {
+      this.values.game = w.game;
+      this.values.gameDescription = "";
+    }
     this.knobs.sync(w.settings, this.values.scenario);
+  }
+
+  /** The room's game as listed (GET /games): its name and description. */
+  game(game: GameListing): void {
+    this.values.game = game.name;
+    this.values.gameDescription = game.description;
+  }
+
+  /** The game block: the game's fields and the players', when they (or the game, or the seat) changed. */
+  gameFields(game: GameListing | null, fields: GameFields, ownSession: string): void {
+    const last = this.fieldsRead;
+    if (last.game === game && last.version === fields.version && last.session === ownSession) return;
+    this.fieldsRead = { game, version: fields.version, session: ownSession };
+    readGameFields(game, fields, ownSession, this.values);
   }
 
   /** A patch went into the snapshot buffer: energy readout, its plot, and the HUD's room figures. */
@@ -150,6 +174,7 @@ export class Dashboard {
     v.dynamic = r.dynamic;
     v.sleeping = r.sleeping;
     v.kinetic = r.kinetic;
+    v.joints = state.joints?.size ?? 0;
     readSensorCounts(state, v.sensors);
   }
 

@@ -1,6 +1,7 @@
 import type { RaycastHit } from "../../../shared/engine/index.ts";
 import { LIMITS } from "../../../shared/net/index.ts";
-import { AVATAR } from "../../../shared/sim/index.ts";
+import { MSG_IMPULSE, MSG_SPAWN } from "../../../shared/net/index.ts";
+import type { GameKey, GameListing } from "../net/games.ts";
 import type { RoomSession } from "../net/room-session.ts";
 import type { SceneView } from "../render/scene-view.ts";
 import type { Motion } from "../sim/motion.ts";
@@ -19,7 +20,11 @@ const MOVE_REPEAT_MS = 1000;
 /**
  * What the player's keys and clicks ask of the room: WASD/arrows as a planar velocity relative to the
  * camera (sent when it changes, throttled), space as a jump, a click as a ball launched from the avatar
- * toward the cursor, a shift-click as a push of the body under the cursor, F to toggle following.
+ * toward the cursor, a shift-click as a push of the body under the cursor, F to toggle following, and
+ * the keys the room's game binds to its inputs (GET /games `client.keys`).
+ *
+ * Each only where the room's game takes it: moving and jumping with an avatar (at the welcome's avatar
+ * speed), the click with a `spawn` input and the shift-click with an `impulse` input (the sandbox's).
  */
 export class InputPolicy {
   /** The velocity last sent to the server (what the prediction runs with). */
@@ -31,6 +36,8 @@ export class InputPolicy {
   private readonly view: SceneView;
   private readonly motion: Motion;
   private readonly say: (message: string) => void;
+  /** Key bindings of the room's game, by KeyboardEvent code. */
+  private keys = new Map<string, GameKey>();
   // Scratch (no allocation per tick).
   private readonly axes = { forward: 0, right: 0 };
   private readonly ground = { fx: 0, fz: 1, rx: 1, rz: 0 };
@@ -45,6 +52,22 @@ export class InputPolicy {
     this.input = new Input(canvas);
     this.input.onClick = (e) => this.click(e);
     this.input.onToggleFollow = () => (view.follow = !view.follow);
+    this.input.onGameKey = (code) => this.gameKey(code);
+    this.input.moving = false;
+  }
+
+  /** The room's game is known (or changed): its key bindings, and whether there is an avatar to walk. */
+  setGame(game: GameListing | null): void {
+    this.keys = new Map((game?.client.keys ?? []).map((k) => [k.key, k]));
+    this.input.bound = new Set(this.keys.keys());
+    this.input.moving = this.session.avatar !== null;
+  }
+
+  /** A bound key: its input with its payload (default `{}`). */
+  private gameKey(code: string): void {
+    const binding = this.keys.get(code);
+    if (!binding || !this.session.room) return;
+    this.session.sendInput(binding.input, binding.message ?? {});
   }
 
   /** A new seat: the server knows no velocity from us yet. */
@@ -59,11 +82,18 @@ export class InputPolicy {
    * Returns whether a jump was asked for this tick.
    */
   tick(now: number): boolean {
+    // No avatar (a game without one), or no welcome yet: nothing to walk, and no `move` the room would refuse.
+    const avatar = this.session.avatar;
+    this.input.moving = avatar !== null;
+    if (avatar === null) {
+      this.sentVx = this.sentVz = 0;
+      return false;
+    }
     this.input.axes(this.axes);
     this.view.groundAxes(this.ground);
     const g = this.ground;
-    let vx = (g.fx * this.axes.forward + g.rx * this.axes.right) * AVATAR.maxSpeed;
-    let vz = (g.fz * this.axes.forward + g.rz * this.axes.right) * AVATAR.maxSpeed;
+    let vx = (g.fx * this.axes.forward + g.rx * this.axes.right) * avatar.maxSpeed;
+    let vz = (g.fz * this.axes.forward + g.rz * this.axes.right) * avatar.maxSpeed;
     const speed = Math.hypot(vx, vz);
     if (speed > LIMITS.maxMoveSpeed) {
       vx *= LIMITS.maxMoveSpeed / speed;
@@ -84,7 +114,8 @@ export class InputPolicy {
   }
 
   private click(e: ClickEvent): void {
-    if (!this.session.room) return;
+    // Only in a game that takes these inputs (the sandbox): elsewhere a click just selects nothing.
+    if (!this.session.room || !this.session.hasInput(e.shift ? MSG_IMPULSE : MSG_SPAWN)) return;
     const world = this.session.snapshots.mirror.world;
     this.view.rayAt(e.x, e.y, this.rayOrigin, this.rayDir);
     const own = this.motion.ownHandle();
@@ -128,9 +159,10 @@ export class InputPolicy {
     // The server spawns on the avatar's facing side (its last move direction): face the target for this
     // one message with a negligible move, then restore the current input. All three apply on one tick.
     const planar = Math.hypot(dx, dz);
-    if (planar > 1e-3) this.session.move((dx / planar) * 1e-3, (dz / planar) * 1e-3);
+    const walking = this.session.avatar !== null;
+    if (walking && planar > 1e-3) this.session.move((dx / planar) * 1e-3, (dz / planar) * 1e-3);
     this.session.spawnSphere(SPAWN_RADIUS, velocity);
-    this.session.move(this.sentVx, this.sentVz);
+    if (walking) this.session.move(this.sentVx, this.sentVz);
   }
 }
 

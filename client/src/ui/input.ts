@@ -1,7 +1,9 @@
 /**
  * Keyboard and pointer input. Keys are tracked by `code` (layout-independent WASD); typing into a form
  * field never moves the avatar. A pointer press that neither moves more than a few pixels nor lasts
- * long is a click (dragging orbits the camera instead).
+ * long is a click (dragging orbits the camera instead). Keys the room's game binds to its inputs
+ * (`bound`) go to `onGameKey` and no longer move the avatar; without `moving` (a game without avatars)
+ * WASD, the arrows and Space do nothing (and keep their usual page behaviour).
  */
 export interface ClickEvent {
   x: number;
@@ -28,13 +30,25 @@ export class Input {
   private jumps = 0;
   onClick: (e: ClickEvent) => void = () => {};
   onToggleFollow: () => void = () => {};
+  /** A key the game binds was pressed (not a repeat). */
+  onGameKey: (code: string) => void = () => {};
+  /** Whether WASD, the arrows and Space move the avatar (the room's game has one). */
+  moving = true;
+  /** KeyboardEvent codes the room's game binds to its inputs. */
+  bound: ReadonlySet<string> = new Set();
   private press: { x: number; y: number; t: number; id: number } | null = null;
 
   constructor(canvas: HTMLCanvasElement) {
     window.addEventListener("keydown", (e) => {
       if (isTyping(e.target)) return;
-      if (e.code in MOVE_KEYS || e.code === "Space") e.preventDefault();
-      if (e.code === "Space" && !e.repeat) this.jumps++;
+      // A bound key with Ctrl, Alt or Meta stays the browser's (Ctrl+R reloads).
+      if (this.bound.has(e.code) && !(e.ctrlKey || e.metaKey || e.altKey)) {
+        e.preventDefault();
+        if (!e.repeat) this.onGameKey(e.code);
+        return;
+      }
+      if (this.moving && (e.code in MOVE_KEYS || e.code === "Space")) e.preventDefault();
+      if (this.moving && e.code === "Space" && !e.repeat) this.jumps++;
       if (e.code === "KeyF" && !e.repeat) this.onToggleFollow();
       this.down.add(e.code);
     });
@@ -59,7 +73,7 @@ export class Input {
     let r = 0;
     for (const code of this.down) {
       const m = MOVE_KEYS[code];
-      if (!m) continue;
+      if (!m || !this.moving || this.bound.has(code)) continue;
       f += m[0];
       r += m[1];
     }

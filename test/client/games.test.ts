@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import soccer from "../../games/soccer.ts";
+import tower from "../../games/tower.ts";
+import { startTestServer, type TestServer } from "../server/helpers.ts";
+
+/**
+ * Games in the browser, with no client code of their own: a real server serving a fresh client build,
+ * Debian's chromium. `/?game=<name>` joins a room of that game; the page reads the game's inputs, keys,
+ * fields and labels from GET /games, shows the fields in the HUD (from the room state's `fields` map)
+ * and sends the game's inputs from its keys and buttons. A click spawns a ball only in a game that has
+ * the sandbox's `spawn` input.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ROOT = join(import.meta.dirname, "..", "..");
+const WAIT = { timeout: 90_000, polling: 250 } as const;
+
+interface Fields {
+  game: Record<string, string | number | boolean>;
+  players: Record<string, Record<string, string | number | boolean>>;
+}
+type Hooked = typeof globalThis & {
+  __physics: { joined: boolean; game: string; gameKnown: boolean; avatarSpec: { halfExtents: number[] } | null; fields(): Fields; bodyCount(): number; sessionId: string };
+};
+
+let dist: string;
+let srv: TestServer;
+let browser: Browser;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  expect(statSync(CHROMIUM, { throwIfNoEntry: false }), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBeDefined();
+  dist = mkdtempSync(join(tmpdir(), "games-dist-"));
+  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
+  srv = await startTestServer({ clientDir: dist });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+  if (dist) rmSync(dist, { recursive: true, force: true });
+});
+
+/** A page in a room of `game` (none: the page's default), once the game's listing and the own fields arrived. */
+async function open(game?: string): Promise<{ page: Page; session: string }> {
+  const page = await browser.newPage({ viewport: { width: 900, height: 560 } });
+  page.on("pageerror", (err) => pageErrors.push(err.message));
+  await page.goto(game ? `${srv.url}/?game=${game}` : srv.url, { waitUntil: "domcontentloaded", timeout: WAIT.timeout });
+  await page.waitForFunction(() => (globalThis as Hooked).__physics?.joined && (globalThis as Hooked).__physics.gameKnown, undefined, WAIT);
+  const session = await page.evaluate(() => (globalThis as Hooked).__physics.sessionId);
+  return { page, session };
+}
+
+/** The HUD's text for a game field (`data-field`) or an own player field (`data-player-field`). */
+function hudField(page: Page, attribute: "field" | "player-field", name: string): Promise<string | null> {
+  return page.evaluate(([a, n]) => document.querySelector(`#hud dl.game dd[data-${a}="${n}"]`)?.textContent ?? null, [attribute, name] as const);
+}
+
+/** The label the HUD shows before a field's value. */
+function hudLabel(page: Page, attribute: "field" | "player-field", name: string): Promise<string | null> {
+  return page.evaluate(([a, n]) => document.querySelector(`#hud dl.game dd[data-${a}="${n}"]`)?.previousElementSibling?.textContent ?? null, [attribute, name] as const);
+}
+
+describe("games in the browser", () => {
+  it("/?game=tower: the HUD shows the game's fields with its labels; E drops a box (one fewer left); a click spawns nothing", { timeout: 180_000 }, async () => {
+    const { page, session } = await open("tower");
+    expect(await page.evaluate(() => (globalThis as Hooked).__physics.game)).toBe("tower");
+    await page.waitForFunction(() => document.querySelector('#hud dl.game dd[data-player-field="boxes"]')?.textContent === "20", undefined, WAIT);
+    expect(await hudLabel(page, "player-field", "boxes")).toBe(tower.client?.labels?.boxes);
+    expect(await hudField(page, "field", "status")).toBe("building");
+    expect(await hudLabel(page, "field", "secondsLeft")).toBe("Time left");
+    expect(await page.evaluate(() => document.querySelector('#hud dd[data-key="game"]')?.textContent)).toBe("tower");
+    // The game's help line, and its inputs that take no payload as buttons (restart is the sandbox's).
+    expect(await page.evaluate(() => document.querySelector("#left .help")?.textContent)).toContain(tower.client?.help ?? "");
+    expect(await page.evaluate(() => document.querySelector<HTMLButtonElement>("#input-drop")?.textContent)).toBe("drop a box");
+    expect(await page.evaluate(() => document.querySelector<HTMLButtonElement>("#restart")?.hidden)).toBe(true);
+
+    // A click in the scene is the sandbox's spawn: this game has none, so nothing is sent or added.
+    const bodies = await page.evaluate(() => (globalThis as Hooked).__physics.bodyCount());
+    await page.mouse.click(450, 300);
+    await page.waitForTimeout(1000);
+    expect(await page.evaluate(() => (globalThis as Hooked).__physics.bodyCount())).toBe(bodies);
+
+    await page.keyboard.press("KeyE");
+    await page.waitForFunction(() => document.querySelector('#hud dl.game dd[data-player-field="boxes"]')?.textContent === "19", undefined, WAIT);
+    await page.waitForFunction((n) => (globalThis as Hooked).__physics.bodyCount() === n + 1, bodies, WAIT);
+    const fields = await page.evaluate(() => (globalThis as Hooked).__physics.fields());
+    expect(fields.players[session].boxes).toBe(19);
+    // The button is the same input.
+    await page.click("#input-drop");
+    await page.waitForFunction(() => document.querySelector('#hud dl.game dd[data-player-field="boxes"]')?.textContent === "18", undefined, WAIT);
+    await page.close();
+  });
+
+  it("/?game=soccer: the score in the HUD, the own team, and a second page sees the other player's fields", { timeout: 180_000 }, async () => {
+    const first = await open("soccer");
+    await first.page.waitForFunction(() => document.querySelector('#hud dl.game dd[data-field="red"]')?.textContent === "0", undefined, WAIT);
+    expect(await hudLabel(first.page, "field", "red")).toBe(soccer.client?.labels?.red);
+    expect(await hudField(first.page, "field", "blue")).toBe("0");
+    expect(await hudField(first.page, "field", "goalsToWin")).toBe(String(soccer.state.goalsToWin));
+    const team = await hudField(first.page, "player-field", "team");
+    expect(["red", "blue"]).toContain(team);
+    // Soccer's avatar spec reached the predictor (it is the welcome's).
+    expect(await first.page.evaluate(() => (globalThis as Hooked).__physics.avatarSpec?.halfExtents)).toEqual([0.4, 0.9, 0.4]);
+
+    // A second player joins the same room (matched on its game) and is put on the other team.
+    const second = await open("soccer");
+    await second.page.waitForFunction(() => (document.querySelector('#hud dl.game dd[data-player-field="team"]')?.textContent ?? "–") !== "–", undefined, WAIT);
+    const secondTeam = await hudField(second.page, "player-field", "team");
+    expect(secondTeam).not.toBe(team);
+    await first.page.waitForFunction((s) => document.querySelector('#hud dl.game dd[data-key="players"]')?.textContent?.includes(s) ?? false, second.session, WAIT);
+    await first.page.close();
+    await second.page.close();
+  });
+
+  it("the default page plays the sandbox: its help, and its restart button", { timeout: 120_000 }, async () => {
+    const { page } = await open();
+    expect(await page.evaluate(() => (globalThis as Hooked).__physics.game)).toBe("sandbox");
+    await page.waitForFunction(() => document.querySelector<HTMLButtonElement>("#restart")?.hidden === false, undefined, WAIT);
+    expect(await page.evaluate(() => document.querySelector("#left .help")?.textContent)).toContain("click spawns a ball");
+    await page.close();
+  });
+
+  it("no page threw", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
