@@ -25,6 +25,12 @@ export const REGISTERED: Readonly<Record<string, string>> = {
   "npm run loadtest -- --help": "test/docs/start.test.ts",
   "tsc -p loadtest/k6": "test/loadtest/metrics.test.ts",
 
+  // README.md's "Write your own game": test/docs/write-a-game.test.ts follows the section in a fresh HOME.
+  "GAMES=~/my-game/my-game.ts npm start": "test/docs/write-a-game.test.ts",
+  'mkdir -p ~/my-game/node_modules && ln -s "$PWD" ~/my-game/node_modules/physics-rooms': "test/docs/write-a-game.test.ts",
+  "npx vitest run --root ~/my-game": "test/docs/write-a-game.test.ts",
+  "GAMES=~/my-game/my-game.ts npm run replay -- verify data/replays/<roomId>.ndjson": "test/docs/write-a-game.test.ts",
+
   // Several processes on Redis (server/README.md).
   "REDIS_URL=redis://127.0.0.1:6379 ADMIN_TOKEN=secret PORT=2571 PUBLIC_ADDRESS=127.0.0.1:8080/a REPLAY_DIR=data/a npm start":
     "test/docs/long-commands.test.ts",
