@@ -12,6 +12,7 @@ import { adminRoutes } from "./admin/routes.ts";
 import { AJV_OPTIONS, formatSchemaErrors } from "./admin/schemas.ts";
 import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
 import { presenceAndDriver, startProcessSweep } from "./cluster.ts";
+import { RedisHealth } from "./redis-health.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
 import { type ScenarioProbe, sharedScenarioProbe } from "./cpu/probe.ts";
 import { warmEngine } from "./cpu/warm-up.ts";
@@ -76,7 +77,7 @@ export interface PhysicsServer {
 
 const noop = () => {};
 const SILENT = { debug: noop, error: noop, info: noop, trace: noop, warn: noop };
-const SILENT_LOG = { info: noop };
+const SILENT_LOG = { info: noop, warn: noop };
 
 /** TRUST_PROXY for Fastify: a hop count trusts that many proxies in front of us; a string is an address/CIDR list. */
 function trustProxyOption(value: string | number | undefined): string | boolean | ((address: string, hop: number) => boolean) {
@@ -161,7 +162,7 @@ async function replayViewerRoutes(app: FastifyInstance, clientDir: string): Prom
 }
 
 /** Fastify with its plugins: the browser client, the admin API, the matchmaking routes; one error path for all of them. */
-async function createHttpApp(options: AppOptions, config: RoomConfig): Promise<FastifyInstance> {
+async function createHttpApp(options: AppOptions, config: RoomConfig, redisHealth: RedisHealth): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
@@ -183,8 +184,13 @@ async function createHttpApp(options: AppOptions, config: RoomConfig): Promise<F
     knobRanges: config.knobRanges,
     metrics: config.metrics,
     games: config.games,
+    matchmakingProblem: () => redisHealth.problem,
   });
-  await app.register(matchmakingRoutes, { admission: config.admission, bodyLimit: 2 * config.playerCaps.maxScenarioJsonBytes });
+  await app.register(matchmakingRoutes, {
+    admission: config.admission,
+    bodyLimit: 2 * config.playerCaps.maxScenarioJsonBytes,
+    matchmakingProblem: () => redisHealth.problem,
+  });
   return app;
 }
 
@@ -192,9 +198,9 @@ async function createHttpApp(options: AppOptions, config: RoomConfig): Promise<F
  * Colyseus with the physics room defined on this server's RoomConfig, over a WebSocket transport that
  * is attached to Fastify's http.Server at listen (embedded presence and driver, or Redis ones).
  */
-async function createGameServer(options: AppOptions, config: RoomConfig) {
+async function createGameServer(options: AppOptions, config: RoomConfig, redisHealth: RedisHealth) {
   // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (server/cluster.ts).
-  const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix);
+  const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix ?? "", redisHealth);
   // Client frames over MAX_CLIENT_FRAME_BYTES close the connection (1009) before anything decodes them.
   // Every close handshake has a deadline (1 s, then terminate); its shutdown closes every socket (server/shutdown.ts).
   // Frames are copied before ws can queue them, a client over ~2 s of unsent updates is closed (4030), and
@@ -233,14 +239,20 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
   Encoder.BUFFER_SIZE = 256 * 1024;
   const config = createRoomConfig(options);
   const { limits, metrics, replayStore } = config;
-  const app = await createHttpApp(options, config);
-  const { gameServer, transport } = await createGameServer(options, config);
+  const redisHealth = new RedisHealth(options.logger ? options.logger : SILENT_LOG);
+  // A Redis that comes back may have come back empty: this process's load is written again at once.
+  redisHealth.onRecovered(async () => {
+    if (matchMaker.state === matchMaker.MatchMakerState.READY) await matchMaker.stats.persist(true);
+  });
+  const app = await createHttpApp(options, config, redisHealth);
+  const { gameServer, transport } = await createGameServer(options, config, redisHealth);
   let stopSweep: (() => void) | null = null;
   // Load shedding, once a second: the most expensive player room is slowed (then closed) while the rooms
   // together use more than their share of the event loop.
   const shedder = setInterval(() => config.rooms.shedLoad(limits.playerRoomsCpuMs), 1000);
   shedder.unref();
   gameServer.onShutdown(async () => {
+    redisHealth.stop();
     clearInterval(shedder);
     stopSweep?.();
     await replayStore.stop().catch(() => {});
@@ -264,13 +276,14 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
       });
       await matchMaker.accept();
       await replayStore.start(matchMaker.presence, matchMaker.processId);
-      if (options.redisUrl) stopSweep = startProcessSweep(limits.processCheckIntervalMs);
+      if (options.redisUrl) stopSweep = startProcessSweep(limits.processCheckIntervalMs, redisHealth);
       metrics.startEventLoopMonitor();
       return (app.server.address() as AddressInfo).port;
     },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      redisHealth.stop();
       clearInterval(shedder);
       metrics.stopEventLoopMonitor();
       await gameServer.gracefullyShutdown(false);

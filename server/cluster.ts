@@ -1,4 +1,6 @@
+import type { EventEmitter } from "node:events";
 import { logger, matchMaker, type Presence } from "@colyseus/core";
+import type { RedisHealth } from "./redis-health.ts";
 
 /**
  * Several processes behind one address: Colyseus' own Redis presence (pub/sub IPC between processes,
@@ -20,6 +22,9 @@ export function redisOptions(url: string, keyPrefix: string) {
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
     ...(u.protocol === "rediss:" ? { tls: {} } : {}),
     ...(keyPrefix ? { keyPrefix } : {}),
+    // A command waits for at most 3 reconnection attempts (~0.3 s) before it fails: during an outage a
+    // join fails at once instead of after ioredis' default 20 attempts (~10 s), and /ready says why.
+    maxRetriesPerRequest: 3,
   };
 }
 
@@ -31,12 +36,57 @@ export function redisOptions(url: string, keyPrefix: string) {
  */
 export async function presenceAndDriver(
   redisUrl: string | undefined,
-  keyPrefix = "",
+  keyPrefix: string,
+  health: RedisHealth,
 ): Promise<{ presence?: Presence; driver?: matchMaker.MatchMakerDriver }> {
   if (!redisUrl) return {};
   const [{ RedisPresence }, { RedisDriver }] = await Promise.all([import("@colyseus/redis-presence"), import("@colyseus/redis-driver")]);
   const options = redisOptions(redisUrl, keyPrefix);
-  return { presence: new RedisPresence({ ...options }), driver: new RedisDriver({ ...options }) };
+  const presence = new RedisPresence({ ...options });
+  const driver = new RedisDriver({ ...options });
+  // Listening before the first connection attempt can fail (events are emitted on a later tick).
+  const connections = presence as unknown as { pub: EventEmitter; sub: EventEmitter };
+  // RedisPresence logs "pub/sub connection error:" per reconnection attempt without the cause (our pino
+  // drops its second argument): RedisHealth's own listeners replace them.
+  connections.pub.removeAllListeners("error");
+  connections.sub.removeAllListeners("error");
+  health.watch("presence", connections.pub);
+  health.watch("presence-sub", connections.sub);
+  health.watch("driver", (driver as unknown as { _client: EventEmitter })._client);
+  forgetFailedListingRequests(driver);
+  return { presence, driver };
+}
+
+interface DriverInternals {
+  getRooms(roomName?: string): Promise<unknown>;
+  _roomCacheRequestByName: Record<string, Promise<unknown> | undefined>;
+  _concurrentRoomCacheRequest?: Promise<unknown>;
+}
+
+/**
+ * Colyseus' RedisDriver (0.18.3) shares one in-flight room-list request between callers and forgets it
+ * when it succeeds, but never when it fails: after one Redis error every later listing and joinOrCreate
+ * got the same rejected promise ("max retries per request") until the process restarted. Wrapped here so
+ * that a failed request is dropped and the next call asks Redis again. The wrapped internals are checked
+ * at start: a Colyseus upgrade that renames them stops the server with this message instead of silently
+ * losing the fix.
+ */
+function forgetFailedListingRequests(driver: object): void {
+  const d = driver as unknown as DriverInternals;
+  if (typeof d.getRooms !== "function" || typeof d._roomCacheRequestByName !== "object" || d._roomCacheRequestByName === null) {
+    throw new Error("@colyseus/redis-driver changed: getRooms/_roomCacheRequestByName not found (server/cluster.ts forgetFailedListingRequests)");
+  }
+  const getRooms = d.getRooms.bind(driver);
+  d.getRooms = (roomName?: string) => {
+    const request = getRooms(roomName);
+    const shared = d._concurrentRoomCacheRequest;
+    request.catch(() => {
+      const key = roomName as string;
+      if (d._roomCacheRequestByName[key] === request) delete d._roomCacheRequestByName[key];
+      if (d._concurrentRoomCacheRequest === shared) d._concurrentRoomCacheRequest = undefined;
+    });
+    return request;
+  };
 }
 
 /**
@@ -48,10 +98,11 @@ export async function presenceAndDriver(
  * within COLYSEUS_PRESENCE_SHORT_TIMEOUT (2 s), removed from the process stats together with its room
  * listings (`driver.cleanup(processId)`). Live peers are never pinged (their channel is subscribed).
  */
-export function startProcessSweep(intervalMs: number): () => void {
+export function startProcessSweep(intervalMs: number, health: RedisHealth): () => void {
   let running = false;
   const timer = setInterval(async () => {
-    if (running || matchMaker.state !== matchMaker.MatchMakerState.READY) return;
+    // During a Redis outage there is nothing to check against (RedisHealth logs the outage once).
+    if (running || matchMaker.state !== matchMaker.MatchMakerState.READY || !health.healthy) return;
     running = true;
     try {
       const before = new Set((await matchMaker.stats.fetchAll()).map((s) => s.processId));

@@ -2,6 +2,7 @@ import { createPhysicsServer } from "./app.ts";
 import { CONFIG_EXIT_CODE, readConfig, readConfigOrExit } from "./config.ts";
 import { GameModuleError, loadGames } from "./games.ts";
 import { chooseLogFormat, createLogger } from "./logging.ts";
+import { isRedisOutageError } from "./redis-health.ts";
 
 /**
  * Process entry: reads the environment, starts one server (Fastify + Colyseus on one port), logs with
@@ -18,6 +19,17 @@ import { chooseLogFormat, createLogger } from "./logging.ts";
  */
 const config = readConfigOrExit(readConfig);
 const logger = createLogger(config.logLevel, chooseLogFormat(config.logFormat, process.stdout));
+// Colyseus fires some Redis writes without waiting for them (its process stats' deferred write): during
+// a Redis outage they reject with nobody listening, Node makes that an uncaught exception, and Colyseus
+// shuts the process down on one. A process whose rooms run fine without Redis must outlive the outage
+// (RedisHealth logs it). Any other unhandled rejection stays fatal.
+process.on("unhandledRejection", (reason) => {
+  if (isRedisOutageError(reason)) {
+    logger.debug({ cause: (reason as Error).message }, "a redis write failed during the outage");
+    return;
+  }
+  throw reason;
+});
 const games = await loadGamesOrExit();
 const server = await createPhysicsServer({
   games,

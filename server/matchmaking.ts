@@ -45,6 +45,8 @@ export interface MatchmakingOptions {
   admission: Admission;
   /** Largest matchmaking request body, bytes (join options with a player scenario). */
   bodyLimit: number;
+  /** Why matchmaking cannot work now ("" when it can): a Redis outage. */
+  matchmakingProblem: () => string;
 }
 
 /** The HTTP error of a refusal: its status, a Retry-After when it has one, and no keep-alive for a 429. */
@@ -101,9 +103,13 @@ function admissionHook(admission: Admission, tarpit: Tarpit) {
  * Hands the request to Colyseus' matchmaking controller (what its own router would do) with the client's
  * options, minus what only the server may set, plus the creator; records the seat it reserved.
  */
-async function matchmake(admission: Admission, req: MatchmakeRequest): Promise<unknown> {
+async function matchmake(options: MatchmakingOptions, req: MatchmakeRequest): Promise<unknown> {
+  const { admission } = options;
   // Joins stop the moment a shutdown starts (and before the matchmaker is ready).
   if (matchMaker.state !== matchMaker.MatchMakerState.READY) throw httpError(503, "server is not accepting joins (starting or shutting down)");
+  // During a Redis outage no room can be found or listed: a clear 503 at once, not a retry storm.
+  const problem = options.matchmakingProblem();
+  if (problem) throw refusal({ ok: false, status: 503, message: `matchmaking unavailable: ${problem}`, retryAfterSeconds: REFUSAL_RETRY_SECONDS });
   const raw = req.body ?? {};
   if (typeof raw !== "object" || Array.isArray(raw)) throw httpError(400, "body must be a JSON object of join options");
   // Player-created rooms get the player caps: the admin marker, the creator and the room's configuration
@@ -156,6 +162,6 @@ export async function matchmakingRoutes(app: FastifyInstance, options: Matchmaki
       schema: { params: { type: "object", properties: { method: { type: "string", maxLength: 32 }, roomName: { type: "string", maxLength: 64 } } } },
       onRequest: admissionHook(admission, new Tarpit()),
     },
-    async (req) => matchmake(admission, req),
+    async (req) => matchmake(options, req),
   );
 }

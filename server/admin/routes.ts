@@ -26,6 +26,8 @@ export interface AdminOptions {
   metrics: ServerMetrics;
   /** The games rooms may play (GET /games, POST /rooms' `game`). */
   games: GameRegistry;
+  /** Why matchmaking cannot work now ("" when it can): a Redis outage (/ready answers 503 with it). */
+  matchmakingProblem: () => string;
 }
 
 /** Route schemas type the handlers (the contract's Static types): requests in, replies out. */
@@ -44,14 +46,17 @@ function fromListing(l: { roomId: string; clients: number; processId: string; me
 }
 
 /** Liveness, readiness, /metrics, the built-in scenarios and the games (reads only). */
-async function statusRoutes(fastify: FastifyInstance, opts: { metrics: ServerMetrics; games: GameRegistry }): Promise<void> {
+async function statusRoutes(fastify: FastifyInstance, opts: { metrics: ServerMetrics; games: GameRegistry; matchmakingProblem: () => string }): Promise<void> {
   const app = typed(fastify);
   app.get("/health", { schema: { response: { 200: S.StatusReply } } }, async () => ({ status: "ok" }));
 
-  // A readiness status, not an error: load balancers read the code.
+  // A readiness status, not an error: load balancers read the code. Not ready while starting, shutting
+  // down, or while matchmaking cannot work (Redis unreachable): the reason says which.
   app.get("/ready", { schema: { response: { 200: S.StatusReply, 503: S.StatusReply } } }, async (_req, reply) => {
-    const ready = matchMaker.state === matchMaker.MatchMakerState.READY;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready" });
+    if (matchMaker.state !== matchMaker.MatchMakerState.READY) return reply.code(503).send({ status: "not ready", reason: "starting or shutting down" });
+    const problem = opts.matchmakingProblem();
+    if (problem) return reply.code(503).send({ status: "not ready", reason: problem });
+    return reply.code(200).send({ status: "ready" });
   });
 
   app.get("/metrics", { schema: { response: { 200: { type: "string" } } } }, async (_req, reply) => {
@@ -85,6 +90,12 @@ async function statusRoutes(fastify: FastifyInstance, opts: { metrics: ServerMet
 async function roomRoutes(fastify: FastifyInstance, opts: AdminOptions): Promise<void> {
   const app = typed(fastify);
   const caps = scenarioCaps(opts.caps);
+  // Every room route reads or writes the shared listing: during a Redis outage a clear 503 with the
+  // cause, at once (not a 500 after the driver's retries).
+  fastify.addHook("onRequest", async () => {
+    const problem = opts.matchmakingProblem();
+    if (problem) throw httpError(503, `rooms unavailable: ${problem}`, { headers: { "retry-after": "5" } });
+  });
 
   app.get("/rooms", { schema: { response: { 200: S.RoomList } } }, async () => {
     const listings = await matchMaker.query({ name: ROOM_NAME });
@@ -180,7 +191,7 @@ export async function adminRoutes(app: FastifyInstance, opts: AdminOptions): Pro
   app.addHook("onRequest", bearerAuth(opts.adminToken));
   // A token check that changes nothing (the knobs panel's unlock): the hook above answers 401 to a wrong token.
   app.post("/auth/check", async (_req, reply) => reply.code(204).send());
-  await app.register(statusRoutes, { metrics: opts.metrics, games: opts.games });
+  await app.register(statusRoutes, { metrics: opts.metrics, games: opts.games, matchmakingProblem: opts.matchmakingProblem });
   await app.register(roomRoutes, opts);
   await app.register(replayRoutes, { replayStore: opts.replayStore });
 }

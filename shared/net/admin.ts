@@ -13,7 +13,11 @@ import { RoomSettingsSchema } from "./knobs.ts";
 export const PATCH_RATE_MS = Object.freeze({ min: 16, max: 1000 });
 
 /** `{status}` of /health and /ready. */
-export const StatusReply = Type.Object({ status: Type.String() });
+export const StatusReply = Type.Object({
+  status: Type.String(),
+  /** /ready's 503: why the process cannot take players ("starting or shutting down", "redis unreachable (…)"). */
+  reason: Type.Optional(Type.String()),
+});
 
 /** GET /scenarios: the built-in scenes. */
 export const ScenarioListing = Type.Object({ name: Type.String(), description: Type.String(), bodies: Type.Integer() });
