@@ -42,9 +42,10 @@ afterAll(async () => {
   cleanupDirs();
 });
 
-async function serverOn(redisPort: number, name: string): Promise<ServerProcess> {
+async function serverOn(redisPort: number, name: string, extra: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
   return spawnServer({
+    ...extra,
     PORT: String(port),
     REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     PUBLIC_ADDRESS: `127.0.0.1:${port}`,
@@ -172,4 +173,30 @@ describe.runIf(hasRedis)("a Redis outage", () => {
     }
     for (const r of [before, after, afterB]) await r.leave(true).catch(() => {});
   }, 90_000);
+
+  it("Redis restarts empty, then a process dies: its rooms leave the listing within 7 s (default check interval)", async () => {
+    const redisPort = await freePort();
+    redis = await startRedis(redisPort);
+    // The operator's default dead-process check (5 s), not the quick one the other tests use.
+    const A = await serverOn(redisPort, "a2", { PROCESS_CHECK_INTERVAL_MS: "5000" });
+    const B = await serverOn(redisPort, "b2", { PROCESS_CHECK_INTERVAL_MS: "5000" });
+    const created = await json<{ roomId: string }>(api(B.url, "POST", "/rooms", { scenario: "stack10" }));
+    await eventually("B's room listed through A", async () => (await json<{ roomId: string }[]>(api(A.url, "GET", "/rooms"))).some((r) => r.roomId === created.roomId));
+
+    await stopRedis();
+    redis = await startRedis(redisPort);
+    await eventually("B's room listed again in the empty Redis", async () => {
+      const res = await api(A.url, "GET", "/rooms");
+      return res.status === 200 && ((await res.json()) as { roomId: string }[]).some((r) => r.roomId === created.roomId);
+    }, 10_000);
+    // Both processes wrote their load again when Redis came back (the sweep only checks processes it knows).
+    await eventually("A and B in the process stats", async () => (await json<unknown[]>(api(A.url, "GET", "/processes"))).length === 2, 5000);
+
+    B.child.kill("SIGKILL");
+    await B.exited;
+    const killed = Date.now();
+    await eventually("B's room gone from A's listing", async () => !(await json<{ roomId: string }[]>(api(A.url, "GET", "/rooms"))).some((r) => r.roomId === created.roomId), 7000, 250);
+    console.log(`B's room left the listing ${Date.now() - killed} ms after SIGKILL (Redis restarted empty before)`);
+    expect((await json<unknown[]>(api(A.url, "GET", "/processes"))).length).toBe(1);
+  }, 60_000);
 });
