@@ -55,9 +55,17 @@ describe("process configuration", () => {
     expect(() => readStartConfig({ VITE_PORT: "nope", PORT: "-1" }, true)).toThrow('PORT must be an integer in 0..65535, got "-1"\nVITE_PORT must be an integer in 1..65535, got "nope"');
   });
 
-  it("turns REDIS_URL into ioredis options with the key prefix", () => {
-    expect(redisOptions("redis://127.0.0.1:6379", "p:")).toEqual({ host: "127.0.0.1", port: 6379, db: 0, keyPrefix: "p:" });
-    expect(redisOptions("rediss://user:s%40cret@redis.example:6380/3", "")).toEqual({ host: "redis.example", port: 6380, db: 3, username: "user", password: "s@cret", tls: {} });
+  it("turns REDIS_URL into ioredis options with the key prefix (a command waits through 3 reconnection attempts at most)", () => {
+    expect(redisOptions("redis://127.0.0.1:6379", "p:")).toEqual({ host: "127.0.0.1", port: 6379, db: 0, keyPrefix: "p:", maxRetriesPerRequest: 3 });
+    expect(redisOptions("rediss://user:s%40cret@redis.example:6380/3", "")).toEqual({
+      host: "redis.example",
+      port: 6380,
+      db: 3,
+      username: "user",
+      password: "s@cret",
+      tls: {},
+      maxRetriesPerRequest: 3,
+    });
     expect(() => redisOptions("http://x", "")).toThrow(/redis:\/\/ or rediss:\/\//);
     expect(() => redisOptions("redis://x/abc", "")).toThrow(/database must be a non-negative integer/);
   });
