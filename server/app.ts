@@ -163,6 +163,7 @@ async function replayViewerRoutes(app: FastifyInstance, clientDir: string): Prom
 
 /** Fastify with its plugins: the browser client, the admin API, the matchmaking routes; one error path for all of them. */
 async function createHttpApp(options: AppOptions, config: RoomConfig, redisHealth: RedisHealth): Promise<FastifyInstance> {
+  const matchmakingProblem = () => redisHealth.problem;
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 4 * 1024 * 1024,
@@ -184,13 +185,9 @@ async function createHttpApp(options: AppOptions, config: RoomConfig, redisHealt
     knobRanges: config.knobRanges,
     metrics: config.metrics,
     games: config.games,
-    matchmakingProblem: () => redisHealth.problem,
+    matchmakingProblem,
   });
-  await app.register(matchmakingRoutes, {
-    admission: config.admission,
-    bodyLimit: 2 * config.playerCaps.maxScenarioJsonBytes,
-    matchmakingProblem: () => redisHealth.problem,
-  });
+  await app.register(matchmakingRoutes, { admission: config.admission, bodyLimit: 2 * config.playerCaps.maxScenarioJsonBytes, matchmakingProblem });
   return app;
 }
 

@@ -44,7 +44,7 @@ export async function presenceAndDriver(
   const options = redisOptions(redisUrl, keyPrefix);
   const presence = new RedisPresence({ ...options });
   const driver = new RedisDriver({ ...options });
-  // Listening before the first connection attempt can fail (events are emitted on a later tick).
+  // Listened to right after construction: ioredis emits its first connection events on a later tick.
   const connections = presence as unknown as { pub: EventEmitter; sub: EventEmitter };
   // RedisPresence logs "pub/sub connection error:" per reconnection attempt without the cause (our pino
   // drops its second argument): RedisHealth's own listeners replace them.
