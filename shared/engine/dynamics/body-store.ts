@@ -3,6 +3,7 @@ import { matrixFromQuat, normalizeQuatAt, rotateVec } from "../math/quat.ts";
 import { shapeInertia, shapeVolume } from "./mass.ts";
 import { type PreparedShape, prepareShape, type ShapeGeometry } from "./shape-setup.ts";
 import { type BodyDef, BodyTypeCode, type ShapeDef, ShapeTypeCode } from "../types.ts";
+import { nextGeneration, packHandle, resolveHandle, SLOT_MASK } from "../handles.ts";
 
 // The stored codes are the public ones (types.ts), so the view and the network schema read them as is.
 export const STATIC = BodyTypeCode.STATIC;
@@ -30,10 +31,6 @@ export const CAT_AWAKE = 4;
 /** A static sensor: static in every respect, but a moving kinematic body (a character) pairs with it. */
 export const CAT_STATIC_SENSOR = 5;
 
-/** Handles pack a slot index (low 20 bits) and the slot's generation (next 11 bits). */
-const SLOT_BITS = 20;
-const SLOT_MASK = (1 << SLOT_BITS) - 1;
-const GENERATION_MASK = 0x7ff;
 export const MAX_BODIES = SLOT_MASK;
 
 export function slotOf(handle: number): number {
@@ -211,16 +208,12 @@ export class BodyStore {
   }
 
   handleOf(slot: number): number {
-    return ((this.generation[slot] & GENERATION_MASK) << SLOT_BITS) | slot;
+    return packHandle(this.generation, slot);
   }
 
   /** Slot of a live handle, or -1 if the handle is stale or unknown. */
   resolve(handle: number): number {
-    if (!Number.isInteger(handle) || handle < 0) return -1;
-    const slot = handle & SLOT_MASK;
-    if (slot >= this.slotCount || this.alive[slot] === 0) return -1;
-    if ((this.generation[slot] & GENERATION_MASK) !== (handle >>> SLOT_BITS)) return -1;
-    return slot;
+    return resolveHandle(handle, this.slotCount, this.alive, this.generation);
   }
 
   slotOfId(id: string): number {
@@ -379,7 +372,7 @@ export class BodyStore {
     this.geometry[slot] = null;
     this.shapeDefs[slot] = undefined;
     this.alive[slot] = 0;
-    this.generation[slot] = (this.generation[slot] + 1) & GENERATION_MASK;
+    this.generation[slot] = nextGeneration(this.generation[slot]);
     this.liveCount--;
     this.freeSlots.push(slot);
   }

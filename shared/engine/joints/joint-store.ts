@@ -1,4 +1,5 @@
 import { grow } from "../dynamics/body-store.ts";
+import { nextGeneration, packHandle, resolveHandle } from "../handles.ts";
 
 /** Joint type codes (JointTypeCode in types.ts holds the same values for readers). */
 export const FIXED = 0;
@@ -27,10 +28,6 @@ export const AXIAL = 6;
 export const LOWER = 7;
 export const UPPER = 8;
 
-/** Handles pack a joint slot (low 20 bits) and the slot's generation (next 11 bits), like body handles. */
-const SLOT_BITS = 20;
-const SLOT_MASK = (1 << SLOT_BITS) - 1;
-const GENERATION_MASK = 0x7ff;
 
 /**
  * Structure-of-arrays storage of a world's joints, by slot. `order` lists the live joints in creation
@@ -117,16 +114,12 @@ export class JointStore {
   }
 
   handleOf(slot: number): number {
-    return ((this.generation[slot] & GENERATION_MASK) << SLOT_BITS) | slot;
+    return packHandle(this.generation, slot);
   }
 
   /** Slot of a live handle, or -1. */
   resolve(handle: number): number {
-    if (!Number.isInteger(handle) || handle < 0) return -1;
-    const slot = handle & SLOT_MASK;
-    if (slot >= this.slotCount || this.alive[slot] === 0) return -1;
-    if ((this.generation[slot] & GENERATION_MASK) !== handle >>> SLOT_BITS) return -1;
-    return slot;
+    return resolveHandle(handle, this.slotCount, this.alive, this.generation);
   }
 
   /** Takes a slot for a new joint between body slots a and b (-1: the world) and links it. */
@@ -156,7 +149,7 @@ export class JointStore {
     this.unlink(slot * 2, this.bodyA[slot]);
     if (this.bodyB[slot] >= 0) this.unlink(slot * 2 + 1, this.bodyB[slot]);
     this.alive[slot] = 0;
-    this.generation[slot] = (this.generation[slot] + 1) & GENERATION_MASK;
+    this.generation[slot] = nextGeneration(this.generation[slot]);
     this.idToSlot.delete(this.ids[slot]!);
     this.ids[slot] = "";
     let k = 0;
