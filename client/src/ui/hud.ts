@@ -160,9 +160,12 @@ export class Hud {
     root.append(this.gameTable, table, this.message);
   }
 
-  /** Rebuilds the field rows (between the game's name and the players row) when the set of fields changed. */
+  /**
+   * Rebuilds the field rows (between the game's name and the players row) when the set of fields or
+   * their labels changed: fields can arrive in a patch before the game's listing brings their labels.
+   */
   private layoutFields(v: HudValues): void {
-    const key = [...v.gameFields.map((f) => `g:${f.name}`), ...v.ownFields.map((f) => `p:${f.name}`)].join("|");
+    const key = [...v.gameFields.map((f) => `g:${f.name}=${f.label}`), ...v.ownFields.map((f) => `p:${f.name}=${f.label}`)].join("|");
     if (key === this.fieldRows) return;
     this.fieldRows = key;
     this.fieldCells.clear();
