@@ -11,7 +11,8 @@ import { type KnobRange, MAX_CLIENT_FRAME_BYTES, narrowKnobRanges, ROOM_NAME, ty
 import { adminRoutes } from "./admin/routes.ts";
 import { AJV_OPTIONS, formatSchemaErrors } from "./admin/schemas.ts";
 import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
-import { presenceAndDriver, startProcessSweep } from "./cluster.ts";
+import { presenceAndDriver } from "./cluster.ts";
+import { RoomPlacement } from "./placement.ts";
 import { RedisHealth } from "./redis-health.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
 import { type ScenarioProbe, sharedScenarioProbe } from "./cpu/probe.ts";
@@ -124,7 +125,7 @@ function createRoomConfig(options: AppOptions): RoomConfig {
     defaults: ROOM_DEFAULTS,
     keyframeInterval: DEFAULT_KEYFRAME_INTERVAL,
     limits,
-    replayStore: new ReplayStore(replayDir, limits.replayDirMaxBytes),
+    replayStore: new ReplayStore(replayDir, limits.replayDirMaxBytes, limits.replayDirMaxFiles),
     admission,
     probe,
     rooms,
@@ -197,7 +198,7 @@ async function createHttpApp(options: AppOptions, config: RoomConfig, redisHealt
  */
 async function createGameServer(options: AppOptions, config: RoomConfig, redisHealth: RedisHealth) {
   // With several processes (REDIS_URL) each needs its PUBLIC_ADDRESS (server/cluster.ts).
-  const { presence, driver } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix ?? "", redisHealth);
+  const { presence, driver, watch } = await presenceAndDriver(options.redisUrl, options.redisKeyPrefix ?? "", redisHealth);
   // Client frames over MAX_CLIENT_FRAME_BYTES close the connection (1009) before anything decodes them.
   // Every close handshake has a deadline (1 s, then terminate); its shutdown closes every socket (server/shutdown.ts).
   // Frames are copied before ws can queue them, a client over ~2 s of unsent updates is closed (4030), and
@@ -214,6 +215,8 @@ async function createGameServer(options: AppOptions, config: RoomConfig, redisHe
     presence,
     driver,
     publicAddress: options.publicAddress,
+    // Several processes: new rooms go to the least-loaded one by live counts (server/placement.ts).
+    ...(options.redisUrl ? { selectProcessIdToCreateRoom: new RoomPlacement().select } : {}),
     greet: false,
     gracefullyShutdown: options.handleSignals === true,
     // `logger: false` silences Colyseus too (it would print every refused room creation to the console).
@@ -223,7 +226,7 @@ async function createGameServer(options: AppOptions, config: RoomConfig, redisHe
   // Rooms are matched by game: joinOrCreate({ game: "soccer" }) never lands in a sandbox room (the
   // matchmaking route names the sandbox when a client names no game, server/matchmaking.ts).
   gameServer.define(ROOM_NAME, PhysicsRoom, { [CONFIG_OPTION]: config }).filterBy([GAME_OPTION]);
-  return { gameServer, transport };
+  return { gameServer, transport, watch };
 }
 
 /**
@@ -242,7 +245,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     if (matchMaker.state === matchMaker.MatchMakerState.READY) await matchMaker.stats.persist(true);
   });
   const app = await createHttpApp(options, config, redisHealth);
-  const { gameServer, transport } = await createGameServer(options, config, redisHealth);
+  const { gameServer, transport, watch } = await createGameServer(options, config, redisHealth);
   let stopSweep: (() => void) | null = null;
   // Load shedding, once a second: the most expensive player room is slowed (then closed) while the rooms
   // together use more than their share of the event loop.
@@ -273,7 +276,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
       });
       await matchMaker.accept();
       await replayStore.start(matchMaker.presence, matchMaker.processId);
-      if (options.redisUrl) stopSweep = startProcessSweep(limits.processCheckIntervalMs, redisHealth);
+      if (watch) stopSweep = watch.start(limits.processCheckIntervalMs, redisHealth);
       metrics.startEventLoopMonitor();
       return (app.server.address() as AddressInfo).port;
     },

@@ -1,11 +1,13 @@
 import type { EventEmitter } from "node:events";
-import { logger, matchMaker, type Presence } from "@colyseus/core";
+import type { matchMaker, Presence } from "@colyseus/core";
+import { ProcessWatch } from "./process-watch.ts";
 import type { RedisHealth } from "./redis-health.ts";
 
 /**
  * Several processes behind one address: Colyseus' own Redis presence (pub/sub IPC between processes,
- * shared keys) and Redis driver (the room listing cache every process matchmakes from). Nothing here is
- * home-made except the periodic dead-process sweep, which only calls Colyseus' own health check.
+ * shared keys) and Redis driver (the room listing cache every process matchmakes from), with three
+ * repairs: failed listing requests are forgotten (below), dead and paused peers are told apart
+ * (server/process-watch.ts), and rooms are placed by live counts (server/placement.ts).
  */
 
 /** ioredis options from a redis:// or rediss:// URL, plus a key prefix (keys only; pub/sub channels are global). */
@@ -38,7 +40,7 @@ export async function presenceAndDriver(
   redisUrl: string | undefined,
   keyPrefix: string,
   health: RedisHealth,
-): Promise<{ presence?: Presence; driver?: matchMaker.MatchMakerDriver }> {
+): Promise<{ presence?: Presence; driver?: matchMaker.MatchMakerDriver; watch?: ProcessWatch }> {
   if (!redisUrl) return {};
   const [{ RedisPresence }, { RedisDriver }] = await Promise.all([import("@colyseus/redis-presence"), import("@colyseus/redis-driver")]);
   const options = redisOptions(redisUrl, keyPrefix);
@@ -54,7 +56,8 @@ export async function presenceAndDriver(
   health.watch("presence-sub", connections.sub);
   health.watch("driver", (driver as unknown as { _client: EventEmitter })._client);
   forgetFailedListingRequests(driver);
-  return { presence, driver };
+  const watch = new ProcessWatch(presence, driver);
+  return { presence, driver, watch };
 }
 
 interface DriverInternals {
@@ -87,34 +90,4 @@ function forgetFailedListingRequests(driver: object): void {
     });
     return request;
   };
-}
-
-/**
- * Colyseus 0.18 health-checks other processes only when this process starts (`accept()`) and when a seat
- * reservation on one of them times out; nothing notices a peer that dies while nobody is joining it, so
- * its rooms stay listed forever. Every `intervalMs` this calls Colyseus' own
- * `matchMaker.healthCheckAllProcesses()`: a process whose IPC channel (`p:<processId>`) has no Redis
- * subscriber any more (its connection closed when it died) is pinged over IPC and, if it does not answer
- * within COLYSEUS_PRESENCE_SHORT_TIMEOUT (2 s), removed from the process stats together with its room
- * listings (`driver.cleanup(processId)`). Live peers are never pinged (their channel is subscribed).
- */
-export function startProcessSweep(intervalMs: number, health: RedisHealth): () => void {
-  let running = false;
-  const timer = setInterval(async () => {
-    // During a Redis outage there is nothing to check against (RedisHealth logs the outage once).
-    if (running || matchMaker.state !== matchMaker.MatchMakerState.READY || !health.healthy) return;
-    running = true;
-    try {
-      const before = new Set((await matchMaker.stats.fetchAll()).map((s) => s.processId));
-      await matchMaker.healthCheckAllProcesses();
-      const after = new Set((await matchMaker.stats.fetchAll()).map((s) => s.processId));
-      for (const id of before) if (!after.has(id)) logger.warn(`process ${id} stopped answering: its rooms were removed from the listing`);
-    } catch (err) {
-      logger.warn(`process health check failed: ${(err as Error).message}`);
-    } finally {
-      running = false;
-    }
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -13,7 +13,7 @@ import { type PhysicsRoom, TRUST_OPTION } from "../rooms/physics-room.ts";
 import { type RoomCaps, scenarioCaps } from "../rooms/room-caps.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { bearerAuth } from "./auth.ts";
-import { requireRoom, roomAnswer } from "./room-call.ts";
+import { commandOf, requireRoom, roomAnswer } from "./room-call.ts";
 
 export interface AdminOptions {
   adminToken: string;
@@ -138,28 +138,28 @@ async function roomRoutes(fastify: FastifyInstance, opts: AdminOptions): Promise
 
   app.delete("/rooms/:id", { schema: { params: S.RoomParams } }, async (req, reply) => {
     await requireRoom(req.params.id);
-    await roomAnswer<boolean>(req.params.id, "adminDispose");
+    await roomAnswer<boolean>(req.params.id, "adminDispose", [], commandOf(req, reply), reply);
     return reply.code(204).send();
   });
 
   app.post(
     "/rooms/:id/scenario",
     { schema: { params: S.RoomParams, body: S.LoadScenarioBody, response: { 200: S.QueuedChange } } },
-    async (req) => {
+    async (req, reply) => {
       const resolved = resolveScenario(req.body.scenario, "scenario", caps);
       if (!resolved.ok) throw httpError(400, resolved.message, { issues: resolved.issues });
       await requireRoom(req.params.id);
       // The room applies its own caps (a player-created room takes fewer bodies): its refusal is a 400.
-      return roomAnswer<S.QueuedChange>(req.params.id, "adminLoadScenario", [resolved.scenario]);
+      return roomAnswer<S.QueuedChange>(req.params.id, "adminLoadScenario", [resolved.scenario], commandOf(req, reply), reply);
     },
   );
 
   app.patch(
     "/rooms/:id/settings",
     { schema: { params: S.RoomParams, body: roomSettingsPatchSchema(opts.knobRanges), response: { 200: S.QueuedChange } } },
-    async (req) => {
+    async (req, reply) => {
       await requireRoom(req.params.id);
-      return roomAnswer<S.SettingsChange>(req.params.id, "adminUpdateSettings", [req.body]);
+      return roomAnswer<S.SettingsChange>(req.params.id, "adminUpdateSettings", [req.body], commandOf(req, reply), reply);
     },
   );
 }

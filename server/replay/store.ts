@@ -72,6 +72,12 @@ export interface RotationResult {
 export class ReplayStore {
   readonly dir: string;
   readonly maxDirBytes: number;
+  /**
+   * Most replay files the directory keeps: each closed one also keeps its `replay-host` key in Redis, and
+   * anonymous room creation makes files cheaply (a short room's file is a few KB), so bytes alone would
+   * let Redis hold a key per room for weeks. Oldest closed ones go first, with their keys.
+   */
+  readonly maxFiles: number;
   /** Open recordings of this process. */
   private readonly live = new Map<string, ReplayRecorder>();
   /** Bytes handed to the files of `live` (each recorder reports its writes: no stat, no scan). */
@@ -88,9 +94,10 @@ export class ReplayStore {
   private warnedLiveOverCap = false;
   private scanCount = 0;
 
-  constructor(dir: string, maxDirBytes: number) {
+  constructor(dir: string, maxDirBytes: number, maxFiles = Number.MAX_SAFE_INTEGER) {
     this.dir = dir;
     this.maxDirBytes = maxDirBytes;
+    this.maxFiles = maxFiles;
   }
 
   /** Starts answering other processes' replay requests and the periodic size check. */
@@ -245,25 +252,32 @@ export class ReplayStore {
     this.otherBytes = others.reduce((n, f) => n + f.size, 0);
     const deleted: string[] = [];
     const now = Date.now();
-    if (this.totalBytes <= this.maxDirBytes) {
+    // Live recordings may not have a file yet: counted either way.
+    let fileCount = others.length + this.live.size;
+    const fits = () => this.totalBytes <= this.maxDirBytes && fileCount <= this.maxFiles;
+    if (fits()) {
       this.warnedLiveOverCap = false;
       return { deleted, closed: [], totalBytes: this.totalBytes };
     }
     const closed = others.filter((f) => now - f.mtime >= CLOSED_GRACE_MS).sort((a, b) => a.mtime - b.mtime);
     for (const f of closed) {
-      if (this.totalBytes <= this.maxDirBytes) break;
+      if (fits()) break;
       // Recorded again meanwhile (a room id reused): not a closed replay any more.
       if (this.live.has(f.roomId)) continue;
       try {
         await unlink(join(this.dir, f.name));
         this.otherBytes -= f.size;
+        fileCount--;
         deleted.push(f.roomId);
         if (this.presence) Promise.resolve(this.presence.del(hostKey(f.roomId))).catch(() => {});
       } catch {
         // Already gone.
       }
     }
-    if (deleted.length > 0) logger.info(`replay directory over ${this.maxDirBytes} bytes: deleted ${deleted.length} oldest closed replay(s)`);
+    if (deleted.length > 0) {
+      const limit = fileCount + deleted.length > this.maxFiles ? `${this.maxFiles} files` : `${this.maxDirBytes} bytes`;
+      logger.info(`replay directory over ${limit}: deleted ${deleted.length} oldest closed replay(s)`);
+    }
     if (this.totalBytes > this.maxDirBytes) {
       this.retryAt = performance.now() + OVER_CAP_RETRY_MS;
       if (!this.warnedLiveOverCap) {

@@ -25,6 +25,7 @@ import type { GameDefinition } from "../../shared/game/define.ts";
 import { DEFAULT_GAME } from "../../shared/game/registry.ts";
 import type { HookError } from "../../shared/game/runtime.ts";
 import { RoomSim } from "../../shared/sim/index.ts";
+import { type AdminCommand, AppliedCommands, applyOnce } from "../admin/commands.ts";
 import { SEAT_USED_CHANNEL } from "../admission.ts";
 import { solverPasses } from "../cpu/cost-model.ts";
 import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
@@ -135,8 +136,11 @@ interface Admitted {
 export type AdminMethod = "adminInfo" | "adminDispose" | "adminLoadScenario" | "adminUpdateSettings" | "adminFlushReplay";
 const ADMIN_METHODS: ReadonlySet<string> = new Set<AdminMethod>(["adminInfo", "adminDispose", "adminLoadScenario", "adminUpdateSettings", "adminFlushReplay"]);
 
-/** What adminCall answers: the method's result, or what it threw (a refusal's HTTP status, else 500). */
-export type AdminAnswer = { ok: true; value: unknown } | { ok: false; status: number; error: string };
+/**
+ * What adminCall answers: the method's result, or what it threw (a refusal's HTTP status, else 500);
+ * `replayed`: the answer given when this request id was first applied (nothing was applied now).
+ */
+export type AdminAnswer = ({ ok: true; value: unknown } | { ok: false; status: number; error: string }) & { replayed?: true };
 
 /**
  * The `physics` room. Thin on purpose: it validates client messages and queues them as simulation
@@ -190,6 +194,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   startedAt = 0;
   /** onCreate finished: the room ticks (load shedding only acts on such rooms). */
   started = false;
+  /** Admin changes applied, by request id (a retried call is answered, not applied again). */
+  private readonly commands = new AppliedCommands<Promise<AdminAnswer>>();
 
   override async onCreate(options: PhysicsRoomOptions = {}): Promise<void> {
     // No patches until the simulation exists (the scenario probe below is awaited).
@@ -760,9 +766,17 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
    * The admin API's one entry point into a room (through `matchMaker.remoteRoomCall`, on whichever
    * process hosts it): runs one admin method and answers its result, or what it threw. It never throws
    * itself: over presence IPC Colyseus reports any error as "remote room timed out", and the caller
-   * could not tell a room that failed from one that did not answer (server/admin/room-call.ts).
+   * could not tell a room that failed from one that did not answer (server/admin/room-call.ts). A change
+   * comes with a command envelope: applied once per request id, never after its deadline (server/admin/commands.ts).
    */
-  async adminCall(method: string, args: unknown[] = []): Promise<AdminAnswer> {
+  async adminCall(method: string, args: unknown[] = [], command?: AdminCommand): Promise<AdminAnswer> {
+    const outcome = await applyOnce(this.commands, command, () => this.runAdmin(method, args));
+    if ("answer" in outcome) return outcome.replayed ? { ...outcome.answer, replayed: true } : outcome.answer;
+    logger.warn({ ...this.logFields(), method, requestId: command?.requestId, lateMs: outcome.late }, "admin command arrived after its deadline: not applied");
+    return { ok: false, status: 503, error: `request ${command?.requestId} reached room "${this.roomId}" ${outcome.late} ms after its deadline: not applied` };
+  }
+
+  private async runAdmin(method: string, args: unknown[]): Promise<AdminAnswer> {
     try {
       if (!ADMIN_METHODS.has(method)) throw new Error(`no admin method "${method.slice(0, 32)}"`);
       const value: unknown = await (this[method as AdminMethod] as (...a: unknown[]) => unknown).apply(this, args);

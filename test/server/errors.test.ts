@@ -116,7 +116,7 @@ describe("callRoom", () => {
 
     // No process hosts this room: nobody answers on its channel.
     const started = Date.now();
-    const silent = await callRoom("nosuchroom", "adminInfo", [], 300);
+    const silent = await callRoom("nosuchroom", "adminInfo", [], undefined, 300);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(silent).toEqual({ ok: false, outcome: "timeout", message: 'room "nosuchroom" did not answer within 300 ms (process unknown)' });
 

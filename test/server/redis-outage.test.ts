@@ -3,6 +3,7 @@ import { Client, type Room } from "@colyseus/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { MSG_WELCOME, RoomState } from "../../shared/net/index.ts";
 import { presenceAndDriver } from "../../server/cluster.ts";
+import { DEFAULT_LIMITS } from "../../server/config.ts";
 import { RedisHealth } from "../../server/redis-health.ts";
 import { needTool } from "../docs/system-tools.ts";
 import { api, cleanupDirs, eventually, freePort, json, type ServerProcess, sleep, spawnServer, stopAllServers, TOKEN, tempDir } from "./processes.ts";
@@ -177,9 +178,10 @@ describe.runIf(hasRedis)("a Redis outage", () => {
   it("Redis restarts empty, then a process dies: its rooms leave the listing within 7 s (default check interval)", async () => {
     const redisPort = await freePort();
     redis = await startRedis(redisPort);
-    // The operator's default dead-process check (5 s), not the quick one the other tests use.
-    const A = await serverOn(redisPort, "a2", { PROCESS_CHECK_INTERVAL_MS: "5000" });
-    const B = await serverOn(redisPort, "b2", { PROCESS_CHECK_INTERVAL_MS: "5000" });
+    // The operator's default dead-process check, not the quick one the other tests use.
+    const check = { PROCESS_CHECK_INTERVAL_MS: String(DEFAULT_LIMITS.processCheckIntervalMs) };
+    const A = await serverOn(redisPort, "a2", check);
+    const B = await serverOn(redisPort, "b2", check);
     const created = await json<{ roomId: string }>(api(B.url, "POST", "/rooms", { scenario: "stack10" }));
     await eventually("B's room listed through A", async () => (await json<{ roomId: string }[]>(api(A.url, "GET", "/rooms"))).some((r) => r.roomId === created.roomId));
 

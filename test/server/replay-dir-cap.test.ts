@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LocalPresence } from "@colyseus/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { getBuiltinScenario } from "../../shared/scenarios/index.ts";
 import { RoomSim } from "../../shared/sim/index.ts";
@@ -129,5 +130,35 @@ describe("the replay directory cap counts live recordings", () => {
     await halfSecond(small, store);
     expect(small.recorder.bytesWritten).toBeGreaterThan(before);
     expect(store.liveBytes).toBe(small.recorder.bytesWritten);
+  });
+});
+
+describe("the replay directory keeps at most REPLAY_DIR_MAX_FILES files", () => {
+  it("deletes the oldest closed replays and their replay-host keys once a new recording makes one too many", async () => {
+    const dir = tempDir();
+    const presence = new LocalPresence();
+    const store = new ReplayStore(dir, 1024 * 1024 * 1024, 3);
+    await store.start(presence, "proc1");
+    try {
+      for (let k = 0; k < 4; k++) {
+        closedReplay(dir, `old${k}`, 500, 5 - k);
+        await presence.setex(`replay-host:old${k}`, "proc1", 3600);
+      }
+      // Four closed files and a fifth recording starting: the two oldest closed ones go, keys included.
+      const room = startRoom(dir, "live", store);
+      await store.settled();
+      expect(existsSync(join(dir, "old0.ndjson"))).toBe(false);
+      expect(existsSync(join(dir, "old1.ndjson"))).toBe(false);
+      expect(existsSync(join(dir, "old2.ndjson"))).toBe(true);
+      expect(existsSync(join(dir, "old3.ndjson"))).toBe(true);
+      expect(await presence.get("replay-host:old0")).toBeFalsy();
+      expect(await presence.get("replay-host:old1")).toBeFalsy();
+      expect(await presence.get("replay-host:old2")).toBe("proc1");
+      expect(await presence.get("replay-host:live")).toBe("proc1");
+      expect(room.recorder.isClosed).toBe(false);
+    } finally {
+      await store.stop();
+      presence.shutdown();
+    }
   });
 });
