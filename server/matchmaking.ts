@@ -2,7 +2,7 @@ import { createAuthContext, matchMaker } from "@colyseus/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type Admission, type AdmissionVerdict, addressKey } from "./admission.ts";
 import { httpError } from "./http-errors.ts";
-import { CREATOR_OPTION, type CreatorInfo, TRUST_OPTION } from "./rooms/physics-room.ts";
+import { CREATOR_OPTION, type CreatorInfo, TRUST_OPTION } from "./rooms/room-admission.ts";
 import { DEFAULT_GAME } from "../shared/game/registry.ts";
 import { CONFIG_OPTION, GAME_OPTION } from "./rooms/room-config.ts";
 

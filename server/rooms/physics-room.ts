@@ -1,16 +1,14 @@
-import { type Client, ClientState, CloseCode, logger, matchMaker, Protocol, Room, ServerError } from "@colyseus/core";
+import { type Client, ClientState, CloseCode, logger, matchMaker, Protocol, Room } from "@colyseus/core";
 import { PROTOCOL_CODE_MASK } from "@colyseus/shared-types";
 import {
   CLOSE_CPU_BUDGET,
   CLOSE_RATE_LIMITED,
   CLOSE_REPLACED,
   CLOSE_REPLACED_REASON,
-  type CreateRoomBody,
   CLOSE_GAME_FAILED,
   MSG_MOVE,
   MSG_REJECTED,
   MSG_WELCOME,
-  PATCH_RATE_MS,
   parseClientMessage,
   type RejectedMessage,
   type RoomInfo,
@@ -19,16 +17,14 @@ import {
   type SettingsChange,
   type WelcomeMessage,
 } from "../../shared/net/index.ts";
-import { type RemovedBody, resolveSettings, type WorldSettings } from "../../shared/engine/index.ts";
+import type { RemovedBody } from "../../shared/engine/index.ts";
 import { minRestitutionThreshold, type Scenario } from "../../shared/scenarios/index.ts";
 import type { GameDefinition } from "../../shared/game/define.ts";
-import { DEFAULT_GAME } from "../../shared/game/registry.ts";
 import type { HookError } from "../../shared/game/runtime.ts";
 import { RoomSim } from "../../shared/sim/index.ts";
 import { type AdminCommand, AppliedCommands, applyOnce } from "../admin/commands.ts";
 import { SEAT_USED_CHANNEL } from "../admission.ts";
-import { solverPasses } from "../cpu/cost-model.ts";
-import { type BudgetAction, bodyCapForBudget, RoomCpuBudget } from "../cpu/room-budget.ts";
+import { type BudgetAction, RoomCpuBudget } from "../cpu/room-budget.ts";
 import { RoomMetrics } from "../metrics.ts";
 import { ReplayRecorder } from "../replay/recorder.ts";
 import { resolveScenario } from "../scenario-input.ts";
@@ -36,12 +32,14 @@ import { releaseUnclaimedSeats } from "../shutdown.ts";
 import { StateSync } from "../state-sync.ts";
 import { InputGate } from "./input-gate.ts";
 import { InputLimiter } from "./input-limiter.ts";
-import { createHash, getRandomValues } from "node:crypto";
+import { getRandomValues } from "node:crypto";
 import type { LiveRoom } from "./live-rooms.ts";
 import { type RoomCaps, scenarioCaps } from "./room-caps.ts";
+import { admitRoom, type PhysicsRoomOptions, probePlayerScenario, RoomRefusal, roomLimits } from "./room-admission.ts";
 import { CONFIG_OPTION, type RoomConfig } from "./room-config.ts";
 
 export type { RoomCaps } from "./room-caps.ts";
+export { CREATOR_OPTION, type CreatorInfo, type PhysicsRoomOptions, RoomRefusal, TRUST_OPTION } from "./room-admission.ts";
 
 /** WebSocket close codes (RFC 6455, section 7.4.1) the server's ws sends for a broken frame. */
 const WS_PROTOCOL_ERROR = 1002;
@@ -65,71 +63,9 @@ const REMOVAL_LOGS_PER_SECOND = 5;
 /** Hook-error log lines per room per second at most (the rest are counted). */
 const HOOK_ERROR_LOGS_PER_SECOND = 5;
 
-/**
- * Options a room is created with: POST /rooms' body (the admin API's contract), or the join options of
- * a creating player, which nothing has validated yet (onCreate checks and clamps every field).
- */
-export interface PhysicsRoomOptions extends Partial<CreateRoomBody> {
-  /** Set by the admin API only (see RoomConfig.trustKey). */
-  trust?: string;
-  /** Set by the matchmaking route only (see CREATOR_OPTION). */
-  creator?: CreatorInfo;
-  /** The server's RoomConfig, from the room definition's options (they override client options). */
-  config?: RoomConfig;
-}
-
-/** Option key the admin API uses to mark its room creations. */
-export const TRUST_OPTION = "trust";
-/**
- * Option key the matchmaking route sets to the requesting client's address (never taken from a client):
- * `{ address, charged }`, where `charged` says the route already took this creation from the address's
- * allowance.
- */
-export const CREATOR_OPTION = "creator";
-
-export interface CreatorInfo {
-  address: string;
-  charged: boolean;
-}
-
-/**
- * A refusal the client should read: a room creation (invalid scenario, rate, CPU budget) or an admin
- * change over the room's caps. A ServerError, so Colyseus does not print it as a crash; its code is the
- * HTTP status of the refusal (Colyseus re-wraps a creation's with the same code and message for the
- * matchmaking route; adminCall answers an admin method's).
- */
-export class RoomRefusal extends ServerError {
-  constructor(status: 400 | 429 | 503, message: string) {
-    super(status, message);
-  }
-}
-
 /** Lets the event loop run whatever is waiting (other rooms' ticks, requests) before going on. */
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** The cache key of a scenario for the probe: a built-in's name, or a digest of the JSON. */
-function scenarioKey(input: unknown): string {
-  if (typeof input === "string") return `builtin:${input}`;
-  return `json:${createHash("sha256").update(JSON.stringify(input)).digest("base64url")}`;
-}
-
-function bounded(value: unknown, fallback: number, min: number, max: number): number {
-  return typeof value === "number" && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.floor(value))) : fallback;
-}
-
-/** A room creation that passed the checks made before the room takes its place. */
-interface Admitted {
-  /** The creator's address (admission key), "local" for the admin API and the server itself. */
-  address: string;
-  game: GameDefinition;
-  scenario: Scenario;
-  settings: WorldSettings;
-  /** Most bodies the room may hold (a player room's follows from its CPU budget). */
-  bodyCap: number;
-  /** The scenario's key in the probe's verdict cache. */
-  probeKey: string;
 }
 
 /** The room methods the admin API calls, through PhysicsRoom#adminCall. */
@@ -203,7 +139,9 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const config = options[CONFIG_OPTION];
     if (!config) throw new Error("the physics room is defined without its RoomConfig: gameServer.define(ROOM_NAME, PhysicsRoom, { config })");
     this.config = config;
-    const admitted = this.admit(options);
+    const admitted = admitRoom(config, options);
+    this.trusted = admitted.trusted;
+    this.caps = admitted.caps;
     // Every check so far ran without yielding: the room now takes its place (room counts, its CPU
     // reservation in the process share) before its first await, so concurrent creations see it. If it is
     // refused later, Colyseus disposes it and onDispose gives the place back.
@@ -214,8 +152,12 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     // Building a room of a few thousand bodies takes tens of milliseconds: it yields between its phases
     // (the probe, the world, the first state sync) so that other rooms' ticks and requests run between.
     await nextTurn();
-    if (!this.trusted) await this.probeScenario(admitted);
-    this.applyLimits(options, admitted.bodyCap);
+    if (!this.trusted) await probePlayerScenario(config, admitted);
+    const asked = roomLimits(config.defaults, this.caps, options, admitted.bodyCap);
+    this.maxClients = asked.maxClients;
+    this.maxBodies = asked.maxBodies;
+    this.maxSpawnsPerSecond = asked.maxSpawnsPerSecond;
+    this.patchRateMs = asked.patchRateMs;
     await this.buildSimulation(admitted.scenario, admitted.game);
     this.startTicking();
     logger.info({ ...this.logFields(), creator: this.trusted ? "admin" : "player", bodies: this.sim.world.bodyCount, maxClients: this.maxClients }, "room created");
@@ -224,95 +166,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   /** Fields of every lifecycle log line (room created/disposed, player joined/left): which room, game and scenario. */
   private logFields(): { roomId: string; game: string; scenario: string } {
     return { roomId: this.roomId, game: this.sim.game.name, scenario: this.sim.scenario.name };
-  }
-
-  /** Refuses the creation: the admission counts and logs it for `address`; the creator reads `message`. */
-  private refuse(address: string, status: 400 | 503, reason: string, message: string): never {
-    this.config.admission.refuseFor(address, reason, message);
-    throw new RoomRefusal(status, message);
-  }
-
-  /**
-   * The checks made before the room takes its place, none of which yields: the process's room count,
-   * the admission's verdict for the creator, the scenario within the room's caps, and for a player room
-   * its CPU-derived body cap and the process's CPU share. Throws a RoomRefusal.
-   */
-  private admit(options: PhysicsRoomOptions): Admitted {
-    const { admission, defaults, limits } = this.config;
-    this.trusted = this.config.trustKey !== "" && options.trust === this.config.trustKey;
-    this.caps = this.trusted ? this.config.adminCaps : this.config.playerCaps;
-    const creator = options[CREATOR_OPTION];
-    const address = creator?.address ?? "local";
-    // Counted before this room: Colyseus adds it to stats.local once onCreate returns.
-    if (matchMaker.stats.local.roomCount >= limits.maxRooms) {
-      throw new RoomRefusal(503, `server full: this process already hosts ${limits.maxRooms} rooms`);
-    }
-    const verdict = this.trusted ? admission.createAdminRoom(limits.maxRooms) : admission.createPlayerRoom(address, limits.maxRooms, Date.now(), !creator?.charged);
-    if (!verdict.ok) throw new RoomRefusal(verdict.status, verdict.message);
-    const gameName = options.game ?? DEFAULT_GAME;
-    const game = typeof gameName === "string" ? this.config.games.get(gameName) : undefined;
-    if (!game) {
-      return this.refuse(address, 400, "invalid-game", `invalid game: game: no game "${String(gameName).slice(0, 64)}" (known: ${this.config.games.names().join(", ")})`);
-    }
-    if (options.scenario !== undefined && !game.anyScenario) {
-      return this.refuse(address, 400, "invalid-scenario", `invalid scenario: scenario: game "${game.name}" plays its own scenario`);
-    }
-    // The sandbox starts from the server's default scenario; any other game from its own.
-    const input = options.scenario ?? (game.name === DEFAULT_GAME ? defaults.scenario : game.scenario);
-    const resolved = resolveScenario(input, "scenario", scenarioCaps(this.caps));
-    if (!resolved.ok) return this.refuse(address, 400, "invalid-scenario", `invalid scenario: ${resolved.message}`);
-    const settings = resolveSettings(resolved.scenario.world);
-    const bodyCap = this.trusted ? this.caps.maxBodies : this.playerBodyCap(address, resolved.scenario, settings);
-    return { address, game, scenario: resolved.scenario, settings, bodyCap, probeKey: scenarioKey(input) };
-  }
-
-  /**
-   * A player room's body cap: its size follows from its CPU budget (more steps per second and more
-   * solver iterations per step leave room for fewer bodies). Refuses a scenario over it, and a new
-   * player room the process's CPU share has no room for.
-   */
-  private playerBodyCap(address: string, scenario: Scenario, settings: WorldSettings): number {
-    const { limits, rooms } = this.config;
-    const bodyCap = Math.min(this.caps.maxBodies, bodyCapForBudget(limits.playerRoomCpuMs, settings.tickRate, solverPasses(settings)));
-    const count = scenario.bodies.length;
-    if (count > bodyCap) {
-      this.refuse(
-        address,
-        400,
-        "cpu-budget",
-        `invalid scenario: scenario.bodies: ${count} bodies, but a player room at ${settings.tickRate} Hz with these solver iterations holds at most ${bodyCap} within its CPU budget (${limits.playerRoomCpuMs} ms/s)`,
-      );
-    }
-    const load = rooms.admissionLoadMs(Date.now());
-    if (load + limits.playerRoomCpuMs > limits.playerRoomsCpuMs) {
-      this.refuse(
-        address,
-        503,
-        "process-cpu",
-        `server busy: its rooms use or have reserved ${Math.round(load)} ms of CPU per second, and a new player room reserves ${limits.playerRoomCpuMs} of the ${limits.playerRoomsCpuMs} player rooms may share`,
-      );
-    }
-    return bodyCap;
-  }
-
-  /** Runs a player scenario's first ticks in the sandbox (cpu/probe.ts); refuses one too expensive for the room's budget. */
-  private async probeScenario(admitted: Admitted): Promise<void> {
-    const { limits, probe } = this.config;
-    const tickRate = admitted.settings.tickRate;
-    const verdict = await probe.probe(admitted.probeKey, admitted.scenario, tickRate, limits.playerRoomCpuMs / tickRate, admitted.bodyCap);
-    if (verdict.ok) return;
-    if (verdict.busy) this.refuse(admitted.address, 503, "probe-busy", verdict.reason);
-    this.refuse(admitted.address, 400, "probe", `invalid scenario: scenario: ${verdict.reason}`);
-  }
-
-  /** The per-room limits the creator asked for, within the room's caps (defaults when not asked). */
-  private applyLimits(options: PhysicsRoomOptions, bodyCap: number): void {
-    const d = this.config.defaults;
-    const caps = this.caps;
-    this.maxClients = bounded(options.maxClients, Math.min(d.maxClients, caps.maxClients), 1, caps.maxClients);
-    this.maxBodies = bounded(options.maxBodies, Math.min(d.maxBodies, bodyCap), 1, bodyCap);
-    this.maxSpawnsPerSecond = bounded(options.maxSpawnsPerSecond, Math.min(d.maxSpawnsPerSecond, caps.maxSpawnsPerSecond), 0, caps.maxSpawnsPerSecond);
-    this.patchRateMs = bounded(options.patchRateMs, d.patchRateMs, PATCH_RATE_MS.min, PATCH_RATE_MS.max);
   }
 
   /** The world, its first state sync, the room's metrics and its replay recording. */
