@@ -169,13 +169,7 @@ export class JointRows {
       impulseScale = s[SOFT_RIGID + 2];
     }
     const k = this.k;
-    const m = this.mass;
-    k[0] = m[1] + m[8];
-    k[1] = m[2] + m[9];
-    k[2] = m[3] + m[10];
-    k[4] = m[4] + m[11];
-    k[5] = m[5] + m[12];
-    k[8] = m[6] + m[13];
+    this.inverseInertiaSum();
     k[3] = k[1];
     k[6] = k[2];
     k[7] = k[5];
@@ -240,13 +234,7 @@ export class JointRows {
     }
     // K_ij = b_i·(IA + IB) b_j
     const k = this.k;
-    const m = this.mass;
-    k[0] = m[1] + m[8];
-    k[1] = m[2] + m[9];
-    k[2] = m[3] + m[10];
-    k[4] = m[4] + m[11];
-    k[5] = m[5] + m[12];
-    k[8] = m[6] + m[13];
+    this.inverseInertiaSum();
     const iy0 = k[0] * y0 + k[1] * y1 + k[2] * y2;
     const iy1 = k[1] * y0 + k[4] * y1 + k[5] * y2;
     const iy2 = k[2] * y0 + k[5] * y1 + k[8] * y2;
@@ -480,6 +468,18 @@ export class JointRows {
     v[w] += sign * (m[i] * a + m[i + 1] * b + m[i + 2] * c);
     v[w + 1] += sign * (m[i + 1] * a + m[i + 3] * b + m[i + 4] * c);
     v[w + 2] += sign * (m[i + 2] * a + m[i + 4] * b + m[i + 5] * c);
+  }
+
+  /** k (upper triangle) = IA + IB: the two bodies' world inverse inertias (mass[1..6] and mass[8..13]). */
+  private inverseInertiaSum(): void {
+    const k = this.k;
+    const m = this.mass;
+    k[0] = m[1] + m[8];
+    k[1] = m[2] + m[9];
+    k[2] = m[3] + m[10];
+    k[4] = m[4] + m[11];
+    k[5] = m[5] + m[12];
+    k[8] = m[6] + m[13];
   }
 
   /** k (upper triangle) += [r]× I [r]×ᵀ for the inverse inertia at mass[i] and the lever r at pose[r]. */
