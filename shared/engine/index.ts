@@ -13,6 +13,10 @@
  *   all bodies each tick (state sync, hashing). The types forbid writes. It stays valid until the next
  *   createBody or removeBody (the arrays may be reallocated when the world grows); take a new one after.
  *   `type` and `shape` hold BodyTypeCode and ShapeTypeCode values.
+ * - `world.snapshot()` / `restore(snapshot)` / `World.fromSnapshot`: an exact copy of the world's state
+ *   (plain data and typed arrays); `encodeWorldSnapshot` / `decodeWorldSnapshot` turn it into bytes and
+ *   back (`encodeSnapshot` / `decodeSnapshot` for other kinds of payload), checked against the engine
+ *   version on the way in.
  * - The world's stores (body store, contacts, broad phase) are private. Engine tests that need them use
  *   `worldInternals` from internal.ts, which is not part of this surface.
  */
@@ -66,3 +70,4 @@ export {
   World,
   type WorldSnapshot,
 } from "./world/world.ts";
+export { decodeSnapshot, decodeWorldSnapshot, encodeSnapshot, encodeWorldSnapshot, SNAPSHOT_BYTES_FORMAT } from "./world/snapshot-bytes.ts";

@@ -11,3 +11,4 @@ export {
   type SimOptions,
   type StepResult,
 } from "./room-sim.ts";
+export { decodeRoomSnapshot, encodeRoomSnapshot } from "./room-snapshot-bytes.ts";
