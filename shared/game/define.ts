@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ContactEvent, Vec3Tuple } from "../engine/index.ts";
+import type { ContactEvent, ShapeDef, Vec3Tuple } from "../engine/index.ts";
 import type { Scenario } from "../scenarios/format.ts";
 import type { GameContext, Player } from "./context.ts";
 import { type FieldValues, GameDefinitionError, validateFieldDefaults } from "./fields.ts";
@@ -19,9 +19,19 @@ export { AVATAR_LIMITS, GameDefinitionError };
  * first tick where a hook broke the rule.
  */
 
-/** The avatar a game's players get: a kinematic box walked by the service's character controller. */
+/** Shapes an avatar may have. */
+export const AVATAR_SHAPES = ["box", "capsule", "sphere"] as const;
+export type AvatarShape = (typeof AVATAR_SHAPES)[number];
+
+/** The avatar a game's players get: a kinematic body walked by the service's character controller. */
 export interface AvatarOptions {
-  /** Box size [width, height, depth], metres. Default [0.8, 1.8, 0.8]. Each 0.2 to 4. */
+  /**
+   * "box" (default), "capsule" (upright, round at both ends: slides along edges, rolls off corners) or
+   * "sphere". `size` is the bounding box in every case: a capsule's width and depth are its diameter
+   * (equal), its height at least that; a sphere's three are its diameter.
+   */
+  shape?: AvatarShape;
+  /** Size [width, height, depth], metres. Default [0.8, 1.8, 0.8]. Each 0.2 to 4. */
   size?: Vec3Tuple;
   /** Largest walking speed, m/s. Default 6. At most 20. */
   speed?: number;
@@ -31,6 +41,8 @@ export interface AvatarOptions {
 
 /** The avatar with every option resolved. */
 export interface AvatarSpec {
+  shape: AvatarShape;
+  /** Half the bounding box (the spawn search's clearance; a capsule's radius is halfExtents[0]). */
   halfExtents: Vec3Tuple;
   maxSpeed: number;
   jumpSpeed: number;
@@ -156,7 +168,15 @@ export interface GameDefinition extends Readonly<Omit<GameOptions, "version" | "
 export const GAME_MARK = Symbol.for("physics-rooms.game");
 
 /** The avatar of today's rooms: a 0.8 x 1.8 x 0.8 m box walking at 6 m/s, jumping at 5.5 m/s. */
-export const DEFAULT_AVATAR: Readonly<AvatarSpec> = Object.freeze({ halfExtents: [0.4, 0.9, 0.4] as Vec3Tuple, maxSpeed: 6, jumpSpeed: 5.5 });
+export const DEFAULT_AVATAR: Readonly<AvatarSpec> = Object.freeze({ shape: "box", halfExtents: [0.4, 0.9, 0.4] as Vec3Tuple, maxSpeed: 6, jumpSpeed: 5.5 });
+
+/** The engine shape of an avatar: a box of its half extents, an upright capsule or a sphere in that box. */
+export function avatarShapeDef(spec: Readonly<Pick<AvatarSpec, "shape" | "halfExtents">>): ShapeDef {
+  const [hx, hy, hz] = spec.halfExtents;
+  if (spec.shape === "capsule") return { type: "capsule", radius: hx, halfHeight: hy - hx };
+  if (spec.shape === "sphere") return { type: "sphere", radius: hx };
+  return { type: "box", halfExtents: [hx, hy, hz] };
+}
 /** The avatar's walking input, handled by the service for every game with an avatar. */
 export const MOVE_INPUT = "move";
 
@@ -177,19 +197,23 @@ function isPositive(v: unknown, max: number): v is number {
 
 function resolveAvatar(a: AvatarOptions | null | undefined): AvatarSpec | null {
   if (a === null) return null;
-  if (a === undefined) return { halfExtents: [...DEFAULT_AVATAR.halfExtents], maxSpeed: DEFAULT_AVATAR.maxSpeed, jumpSpeed: DEFAULT_AVATAR.jumpSpeed };
+  if (a === undefined) return { shape: DEFAULT_AVATAR.shape, halfExtents: [...DEFAULT_AVATAR.halfExtents], maxSpeed: DEFAULT_AVATAR.maxSpeed, jumpSpeed: DEFAULT_AVATAR.jumpSpeed };
   if (typeof a !== "object") fail("avatar: expected an object or null");
-  for (const key of Object.keys(a)) if (!["size", "speed", "jump"].includes(key)) fail(`avatar.${key}: unknown option (size, speed, jump)`);
+  for (const key of Object.keys(a)) if (!["shape", "size", "speed", "jump"].includes(key)) fail(`avatar.${key}: unknown option (shape, size, speed, jump)`);
+  const shape = a.shape ?? DEFAULT_AVATAR.shape;
+  if (!AVATAR_SHAPES.includes(shape)) fail(`avatar.shape: expected one of ${AVATAR_SHAPES.join(", ")}, got ${JSON.stringify(shape)?.slice(0, 32)}`);
   const size = a.size ?? [0.8, 1.8, 0.8];
   if (!Array.isArray(size) || size.length !== 3) fail("avatar.size: expected [width, height, depth]");
   size.forEach((s, i) => {
     if (typeof s !== "number" || !(s >= AVATAR_LIMITS.minSize && s <= AVATAR_LIMITS.maxSize)) fail(`avatar.size[${i}]: expected a number from ${AVATAR_LIMITS.minSize} to ${AVATAR_LIMITS.maxSize} m`);
   });
+  if (shape === "capsule" && (size[0] !== size[2] || size[1] < size[0])) fail("avatar.size: a capsule's width and depth are its diameter (equal), its height at least that");
+  if (shape === "sphere" && (size[0] !== size[1] || size[1] !== size[2])) fail("avatar.size: a sphere's width, height and depth are its diameter (all equal)");
   const speed = a.speed ?? DEFAULT_AVATAR.maxSpeed;
   if (!isPositive(speed, AVATAR_LIMITS.maxSpeed)) fail(`avatar.speed: expected a number above 0 and at most ${AVATAR_LIMITS.maxSpeed} m/s`);
   const jump = a.jump ?? DEFAULT_AVATAR.jumpSpeed;
   if (!(typeof jump === "number" && jump >= 0 && jump <= AVATAR_LIMITS.maxJump)) fail(`avatar.jump: expected a number from 0 to ${AVATAR_LIMITS.maxJump} m/s`);
-  return { halfExtents: [size[0] / 2, size[1] / 2, size[2] / 2], maxSpeed: speed, jumpSpeed: jump };
+  return { shape, halfExtents: [size[0] / 2, size[1] / 2, size[2] / 2], maxSpeed: speed, jumpSpeed: jump };
 }
 
 function checkInputs(inputs: Record<string, InputDefinition> | undefined): Record<string, InputDefinition> {

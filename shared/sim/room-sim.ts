@@ -1,5 +1,5 @@
 import { BODY_DEFAULTS, type BodyDef, type ContactEvent, type Vec3Tuple, World, type WorldSnapshot } from "../engine/index.ts";
-import type { GameDefinition } from "../game/define.ts";
+import { avatarShapeDef, type GameDefinition } from "../game/define.ts";
 import type { AvatarInfo, Player } from "../game/context.ts";
 import { type GameHost, GameRuntime, type GameRuntimeSnapshot, type HookError } from "../game/runtime.ts";
 import { sandbox } from "../game/sandbox.ts";
@@ -318,7 +318,7 @@ export class RoomSim implements GameHost {
     avatar.handle = this.addBody({
       id: avatar.bodyId,
       type: "kinematic",
-      shape: { type: "box", halfExtents: [...spec.halfExtents] },
+      shape: avatarShapeDef(spec),
       position: position ?? findSpawnSpot(this.world, this.scenario.spawn, spec.halfExtents),
     });
     avatar.vy = 0;

@@ -4,6 +4,7 @@ import { WorldMirror } from "../../client/src/sim/world-mirror.ts";
 import type { Vec3Tuple } from "../../shared/engine/index.ts";
 import { kindOf } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
+import { defineGame, type GameDefinition } from "../../shared/game/index.ts";
 import { RoomSim } from "../../shared/sim/index.ts";
 
 /**
@@ -47,6 +48,8 @@ type InputAt = (tick: number) => [number, number] | [number, number, boolean];
 interface RunOptions {
   /** The server's scene (default: ground, a wall and a crate under Earth gravity). */
   scenario?: Scenario;
+  /** The room's game (default the sandbox): its avatar is what the welcome gives the predictor. */
+  game?: GameDefinition;
   /** Gravity the client's mirror starts with (default the scene's), and the tick it learns the room's. */
   mirrorGravity?: Vec3Tuple;
   learnGravityAt?: number;
@@ -61,12 +64,13 @@ interface RunOptions {
 /** Drives the server and the predictor with `inputAt(tick)`; returns the reconciled error per patch. */
 function run(ticks: number, latency: number, inputAt: InputAt, options: RunOptions | ((tick: number, p: AvatarPredictor) => void) = {}): Run & { snaps: number } {
   const opts = typeof options === "function" ? { disturb: options } : options;
-  const sim = new RoomSim(opts.scenario ?? scene());
+  const sim = new RoomSim(opts.scenario ?? scene(), {}, opts.game);
   sim.enqueue({ type: "join", session: "me" });
   sim.step();
   const mirror = new WorldMirror(60, opts.mirrorGravity ?? [...sim.world.settings.gravity]);
   feedMirror(mirror, sim);
   const predictor = new AvatarPredictor(mirror, opts.predictor);
+  if (opts.game?.avatar) predictor.setSpec(opts.game.avatar);
   const wire = (v: number) => (opts.quantize ? Math.round(v * 1000) / 1000 : v);
   const avatar = sim.avatarOf("me")!;
   predictor.attach("me", avatar.bodyId, sim.world.getPosition(avatar.handle));
@@ -131,6 +135,38 @@ describe("own-avatar prediction with the shared controller", () => {
       expect(Math.hypot(end[0] - r.predicted[r.predicted.length - 1][0], end[2] - r.predicted[r.predicted.length - 1][2])).toBeLessThan(0.01);
     });
   }
+
+  for (const [shape, size, radius] of [
+    ["capsule", [0.6, 1.8, 0.6], 0.3],
+    ["sphere", [1, 1, 1], 0.5],
+  ] as const) {
+    it(`a game's ${shape} avatar: the server and the prediction walk the same ${shape} into the wall and over the floor`, () => {
+      const game = defineGame({ name: `${shape}-walk`, description: "walks", scenario: "arena", avatar: { shape, size: [...size] } });
+      // East into the wall, a jump on the way back, then stand.
+      const r = run(300, 3, (k) => (k < 150 ? [6, 0] : k < 240 ? [-4, 4, k === 200] : [0, 0]), { game });
+      expect(Math.max(...r.errors.slice(5))).toBeLessThan(0.01);
+      const atWall = r.server[Math.floor(140 / 3)];
+      expect(atWall[0]).toBeCloseTo(5.5 - radius, 2);
+      expect(r.predicted[Math.floor(140 / 3)][0]).toBeCloseTo(atWall[0], 2);
+      // Standing on the floor at the end: its centre half its height above it.
+      const end = r.server[r.server.length - 1];
+      expect(end[1]).toBeCloseTo(size[1] / 2, 2);
+      expect(Math.hypot(end[0] - r.predicted[r.predicted.length - 1][0], end[2] - r.predicted[r.predicted.length - 1][2])).toBeLessThan(0.01);
+    });
+  }
+
+  it("the server's avatar body and the predicted one have the game's shape", () => {
+    const game = defineGame({ name: "capsule-walk", description: "walks", scenario: "arena", avatar: { shape: "capsule", size: [0.6, 1.8, 0.6] } });
+    const sim = new RoomSim(scene(), {}, game);
+    sim.enqueue({ type: "join", session: "me" });
+    sim.step();
+    const avatar = sim.avatarOf("me")!;
+    expect(sim.world.getShape(avatar.handle)).toEqual({ type: "capsule", radius: 0.3, halfHeight: 0.9 - 0.3 });
+    const predictor = new AvatarPredictor(new WorldMirror(60, [0, -9.81, 0]));
+    predictor.setSpec(game.avatar!);
+    predictor.attach("me", avatar.bodyId, sim.world.getPosition(avatar.handle));
+    expect(predictor.mirror.world.getShape(predictor.avatar!.handle)).toEqual(sim.world.getShape(avatar.handle));
+  });
 
   it("works off a moderate error smoothly instead of snapping", () => {
     const pushed = 0.6;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { avatarShapeDef } from "../../shared/game/define.ts";
 import { DEFAULT_AVATAR, defineGame, GameDefinitionError, type GameOptions, isGameDefinition, MOVE_INPUT, z } from "../../shared/game/index.ts";
 
 /**
@@ -60,7 +61,7 @@ describe("defineGame: a valid game", () => {
     expect(game.name).toBe("kick-ball-2");
     expect(game.version).toBe("3");
     expect(game.anyScenario).toBe(true);
-    expect(game.avatar).toEqual({ halfExtents: [0.3, 0.8, 0.3], maxSpeed: 7, jumpSpeed: 4 });
+    expect(game.avatar).toEqual({ shape: "box", halfExtents: [0.3, 0.8, 0.3], maxSpeed: 7, jumpSpeed: 4 });
     expect(Object.keys(game.inputs)).toEqual(["kick", "reset", "drop"]);
     expect(game.inputs.kick.perSecond).toBe(4);
     expect(game.state).toEqual({ score: 0, phase: "warm-up", open: true });
@@ -133,6 +134,22 @@ describe("defineGame: invalid games name the field", () => {
     expect(errorOf((g) => (g.avatar = { size: [1, 1] }))).toMatch(/^avatar\.size: /);
     expect(errorOf((g) => (g.avatar = { speed: 0 }))).toMatch(/^avatar\.speed: /);
     expect(errorOf((g) => (g.avatar = { jump: 21 }))).toMatch(/^avatar\.jump: /);
+  });
+
+  it("avatar.shape: an unknown one, a capsule that is not round across, a sphere that is not round", () => {
+    expect(errorOf((g) => (g.avatar = { shape: "cone" }))).toMatch(/^avatar\.shape: expected one of box, capsule, sphere/);
+    expect(errorOf((g) => (g.avatar = { shape: "capsule", size: [0.8, 1.8, 0.6] }))).toMatch(/^avatar\.size: a capsule's width and depth/);
+    expect(errorOf((g) => (g.avatar = { shape: "capsule", size: [0.8, 0.6, 0.8] }))).toMatch(/^avatar\.size: a capsule's/);
+    expect(errorOf((g) => (g.avatar = { shape: "sphere", size: [1, 1, 0.8] }))).toMatch(/^avatar\.size: a sphere's/);
+  });
+
+  it("avatar shapes resolve to the engine shape in their box", () => {
+    const capsule = defineGame({ ...fullGame(), avatar: { shape: "capsule", size: [0.6, 1.8, 0.6] } }).avatar;
+    expect(capsule).toEqual({ shape: "capsule", halfExtents: [0.3, 0.9, 0.3], maxSpeed: DEFAULT_AVATAR.maxSpeed, jumpSpeed: DEFAULT_AVATAR.jumpSpeed });
+    expect(avatarShapeDef(capsule!)).toEqual({ type: "capsule", radius: 0.3, halfHeight: 0.9 - 0.3 });
+    const ball = defineGame({ ...fullGame(), avatar: { shape: "sphere", size: [1, 1, 1] } }).avatar;
+    expect(avatarShapeDef(ball!)).toEqual({ type: "sphere", radius: 0.5 });
+    expect(avatarShapeDef(DEFAULT_AVATAR)).toEqual({ type: "box", halfExtents: [0.4, 0.9, 0.4] });
   });
 
   it("client.keys naming a missing input, or with a message failing the input's schema", () => {

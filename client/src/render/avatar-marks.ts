@@ -11,7 +11,7 @@ import {
   Sprite,
   SpriteMaterial,
   SRGBColorSpace,
-  type Vector3,
+  Vector3,
 } from "three";
 
 /** The own avatar's marker colour: a lime no box uses (the box palette and its darker sleeping shades). */
@@ -20,6 +20,9 @@ export const OWN_MARKER_COLOR = 0xa6ff2e;
 const MARK_HEIGHT = 1.7;
 /** Beyond this distance from the camera the marks grow with it, so they stay readable from afar, metres. */
 const NEAR = 16;
+/** Width of the own avatar's dark rim, metres (each side: half of it). */
+const RIM = 0.12;
+const geometrySize = new Vector3();
 /** Name tag size in the world (within NEAR of the camera), metres. */
 const TAG_WIDTH = 1.8;
 const TAG_HEIGHT = 0.45;
@@ -39,7 +42,8 @@ export class AvatarMarks {
 
   constructor(scene: Scene) {
     this.scene = scene;
-    // A unit box scaled a little past the avatar's mesh and drawn inside out: a dark rim around it.
+    // The avatar's own geometry (a unit box until it is known), scaled a little past the avatar's mesh and
+    // drawn inside out: a dark rim around it, whatever the game's avatar shape.
     this.outline = new MeshObject(new BoxGeometry(1, 1, 1), this.outlineMaterial);
     this.outline.visible = false;
     const cone = new ConeGeometry(0.32, 0.6, 4);
@@ -58,7 +62,14 @@ export class AvatarMarks {
     if (!shown || !mesh) return;
     this.outline.position.copy(mesh.position);
     this.outline.quaternion.copy(mesh.quaternion);
-    this.outline.scale.copy(mesh.scale).addScalar(0.12);
+    const geometry = (mesh as Mesh).isMesh ? (mesh as Mesh).geometry : null;
+    if (geometry && this.outline.geometry !== geometry) this.outline.geometry = geometry;
+    const g = this.outline.geometry;
+    if (!g.boundingBox) g.computeBoundingBox();
+    g.boundingBox?.getSize(geometrySize);
+    // Each axis RIM metres wider than the mesh: scale s of a geometry g wide draws s·g, the rim s·g + RIM.
+    const rim = (s: number, size: number) => (size > 0 ? s + RIM / size : s);
+    this.outline.scale.set(rim(mesh.scale.x, geometrySize.x), rim(mesh.scale.y, geometrySize.y), rim(mesh.scale.z, geometrySize.z));
     const k = grow(mesh.position, eye);
     this.marker.scale.setScalar(k);
     this.marker.position.set(mesh.position.x, mesh.position.y + MARK_HEIGHT * Math.sqrt(k) + 0.12 * k * Math.sin(now / 300), mesh.position.z);

@@ -1,7 +1,6 @@
 import type { Vec3Tuple } from "../../../shared/engine/index.ts";
-import type { AvatarSpec } from "../../../shared/game/define.ts";
-import { KIND_BOX, KIND_KINEMATIC } from "../../../shared/net/index.ts";
-import { AVATAR, type Avatar, clampPlanar, updateAvatar } from "../../../shared/sim/index.ts";
+import { type AvatarSpec, avatarShapeDef, DEFAULT_AVATAR } from "../../../shared/game/define.ts";
+import { type Avatar, clampPlanar, updateAvatar } from "../../../shared/sim/index.ts";
 import type { WorldMirror } from "./world-mirror.ts";
 
 /**
@@ -65,8 +64,8 @@ const STRIDE = 4;
 export class AvatarPredictor {
   readonly mirror: WorldMirror;
   avatar: Avatar | null = null;
-  /** The room's game's avatar (its welcome): the box predicted, its speed and jump. The standard one until told. */
-  spec: Readonly<AvatarSpec> = AVATAR;
+  /** The room's game's avatar (its welcome): the shape predicted, its speed and jump. The standard one until told. */
+  spec: Readonly<AvatarSpec> = DEFAULT_AVATAR;
   /** Mirror generation the avatar's handle belongs to. */
   private generation = -1;
   readonly deadband: number;
@@ -118,22 +117,21 @@ export class AvatarPredictor {
   }
 
   /**
-   * The room's game's avatar. An avatar already predicted with another size is rebuilt where it is (the
-   * state arrives before the welcome, so the first attach may have used the standard box).
+   * The room's game's avatar. An avatar already predicted with another shape or size is rebuilt where it
+   * is (the state arrives before the welcome, so the first attach may have used the standard box).
    */
   setSpec(spec: Readonly<AvatarSpec>): void {
     const old = this.spec;
     this.spec = spec;
     const a = this.avatar;
-    if (a === null || !this.attached || old.halfExtents.every((h, k) => h === spec.halfExtents[k])) return;
+    if (a === null || !this.attached || (old.shape === spec.shape && old.halfExtents.every((h, k) => h === spec.halfExtents[k]))) return;
     const at: Vec3Tuple = [this.current[0], this.current[1], this.current[2]];
     this.attach(a.session, a.bodyId, at);
   }
 
   /** Starts predicting the avatar `bodyId` from the server's position (join, reconnect, reload). */
   attach(session: string, bodyId: string, position: Vec3Tuple): void {
-    const [hx, hy, hz] = this.spec.halfExtents;
-    const handle = this.mirror.own(bodyId, KIND_KINEMATIC | KIND_BOX, hx, hy, hz, position);
+    const handle = this.mirror.own(bodyId, avatarShapeDef(this.spec), position);
     const old = this.avatar;
     this.avatar = {
       session,

@@ -1,4 +1,4 @@
-import { type BodyDef, type Vec3Tuple, World } from "../../../shared/engine/index.ts";
+import { type BodyDef, type ShapeDef, type Vec3Tuple, World } from "../../../shared/engine/index.ts";
 import { KIND_DYNAMIC, KIND_KINEMATIC, KIND_SENSOR, KIND_TYPE_MASK, shapeOfBody } from "../../../shared/net/index.ts";
 
 /**
@@ -107,14 +107,12 @@ export class WorldMirror {
     }
   }
 
-  /** Creates a body owned by the client (its predicted avatar); snapshots will not move it. */
-  own(id: string, kind: number, hx: number, hy: number, hz: number, position: Vec3Tuple): number {
+  /** Creates a kinematic body owned by the client (its predicted avatar, of the game's avatar shape); snapshots will not move it. */
+  own(id: string, shape: ShapeDef, position: Vec3Tuple): number {
     this.owned.add(id);
     const existing = this.world.handleOf(id);
     if (existing >= 0) this.world.removeBody(existing);
-    const def = mirrorBodyDef(id, kind, hx, hy, hz, position, [0, 0, 0, 1]);
-    if (def === null) throw new Error(`an owned body must be a sphere or a box (${id})`);
-    return this.world.createBody(def);
+    return this.world.createBody({ id, type: "kinematic", shape, position, rotation: [0, 0, 0, 1] });
   }
 }
 
