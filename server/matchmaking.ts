@@ -2,6 +2,7 @@ import { createAuthContext, matchMaker } from "@colyseus/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { type Admission, type AdmissionVerdict, addressKey } from "./admission.ts";
 import { httpError } from "./http-errors.ts";
+import { placingRooms } from "./placement.ts";
 import { CREATOR_OPTION, type CreatorInfo, TRUST_OPTION } from "./rooms/room-admission.ts";
 import { DEFAULT_GAME } from "../shared/game/registry.ts";
 import { CONFIG_OPTION, GAME_OPTION } from "./rooms/room-config.ts";
@@ -121,11 +122,14 @@ async function matchmake(options: MatchmakingOptions, req: MatchmakeRequest): Pr
   const creator = req.creator;
   const { method, roomName } = req.params;
   try {
-    const reservation = (await matchMaker.controller.invokeMethod(
-      method,
-      roomName,
-      { ...body, [CREATOR_OPTION]: creator } as matchMaker.ClientOptions,
-      createAuthContext({ headers: req.headers as Record<string, string>, req: req.raw } as Parameters<typeof createAuthContext>[0]),
+    // A room this creates counts as on its way to its process until the call is done (server/placement.ts).
+    const reservation = (await placingRooms(() =>
+      matchMaker.controller.invokeMethod(
+        method,
+        roomName,
+        { ...body, [CREATOR_OPTION]: creator } as matchMaker.ClientOptions,
+        createAuthContext({ headers: req.headers as Record<string, string>, req: req.raw } as Parameters<typeof createAuthContext>[0]),
+      ),
     )) as { sessionId?: string; roomId?: string } | undefined;
     if (creator && typeof reservation?.sessionId === "string" && typeof reservation.roomId === "string" && method !== "reconnect") {
       admission.seatReserved(creator.address, reservation.sessionId, reservation.roomId);

@@ -11,6 +11,7 @@ import type { ServerMetrics } from "../metrics.ts";
 import type { ReplayStore } from "../replay/store.ts";
 import { type PhysicsRoom, TRUST_OPTION } from "../rooms/physics-room.ts";
 import { type RoomCaps, scenarioCaps } from "../rooms/room-caps.ts";
+import { placingRooms } from "../placement.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { bearerAuth } from "./auth.ts";
 import { commandOf, requireRoom, roomAnswer } from "./room-call.ts";
@@ -128,7 +129,7 @@ async function roomRoutes(fastify: FastifyInstance, opts: AdminOptions): Promise
     try {
       // The game's own scenario is the room's to resolve (it was checked above, with the same caps).
       const chosen = scenario !== undefined ? { scenario: resolved.scenario } : {};
-      roomId = (await matchMaker.createRoom(ROOM_NAME, { ...limits, game: game.name, ...chosen, [TRUST_OPTION]: opts.adminToken })).roomId;
+      roomId = (await placingRooms(() => matchMaker.createRoom(ROOM_NAME, { ...limits, game: game.name, ...chosen, [TRUST_OPTION]: opts.adminToken }))).roomId;
     } catch (err) {
       // e.g. "server full: this process already hosts 500 rooms"
       throw httpError(503, `room not created: ${(err as Error).message.slice(0, 200)}`);

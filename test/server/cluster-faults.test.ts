@@ -8,7 +8,7 @@ import { api, cleanupDirs, eventually, freePort, json, type ServerProcess, sleep
 /**
  * Two processes on a Redis of their own, at the operator's defaults (no PROCESS_CHECK_INTERVAL_MS), as
  * an operator sees them fail:
- * - 60 rooms created through A in one burst are spread over A and B (Colyseus' default read process
+ * - 200 rooms created through A in one burst are placed 40-60 % on each (Colyseus' default read process
  *   loads that are rewritten at most once a second: 196 of 200 landed on B);
  * - B paused for 10 s (SIGSTOP): a join through A while B sleeps lands in a new room on A and does not
  *   declare B dead: B's rooms stay listed, B is back in the process list after SIGCONT;
@@ -90,20 +90,21 @@ afterAll(async () => {
 });
 
 describe.runIf(hasRedis)("two processes at the operator's defaults", () => {
-  it("60 rooms created through A in one burst are spread evenly over A and B", async () => {
+  it("200 rooms created through A in one burst are placed 40-60 % on each of A and B", async () => {
     const [a, b] = [await idOf(A), await idOf(B)];
     const created = await Promise.all(
-      Array.from({ length: 60 }, () => json<{ roomId: string }>(api(A.url, "POST", "/rooms", { scenario: "stack10" }))),
+      Array.from({ length: 200 }, () => json<{ roomId: string }>(api(A.url, "POST", "/rooms", { scenario: "stack10" }))),
     );
     const listed = await rooms(A);
     const onA = listed.filter((r) => r.processId === a).length;
     const onB = listed.filter((r) => r.processId === b).length;
-    console.log(`burst of 60 rooms through A: ${onA} on A, ${onB} on B`);
-    expect(onA + onB).toBe(60);
-    expect(Math.abs(onA - onB)).toBeLessThanOrEqual(6);
+    console.log(`burst of 200 rooms through A: ${onA} on A, ${onB} on B`);
+    expect(onA + onB).toBe(200);
+    expect(onA).toBeGreaterThanOrEqual(80);
+    expect(onB).toBeGreaterThanOrEqual(80);
     await Promise.all(created.map((c) => api(A.url, "DELETE", `/rooms/${c.roomId}`)));
     await eventually("the burst's rooms gone", async () => (await rooms(A)).length === 0);
-  }, 60_000);
+  }, 120_000);
 
   it("B paused for 10 s: a join through A lands on A and B stays listed with its rooms; B is back after it resumes", async () => {
     const b = await idOf(B);
