@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildClient, launchChromium } from "./browser-rig.ts";
 import { createPhysicsServer, type PhysicsServer } from "../../server/app.ts";
 
 /**
@@ -13,9 +13,7 @@ import { createPhysicsServer, type PhysicsServer } from "../../server/app.ts";
  * refusals in the HUD, a saved link to a closed room, a long error banner, the energy plot's labels.
  * Every wait is for a condition, never a fixed sleep; times are server ticks where they matter.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TOKEN = "browser-ui-test-token";
-const ROOT = join(import.meta.dirname, "..", "..");
 const WAIT = { timeout: 30_000, polling: 100 } as const;
 const VIEWPORT = { width: 880, height: 520 };
 
@@ -138,17 +136,12 @@ function recordCanvasText(): void {
 }
 
 beforeAll(async () => {
-  dist = mkdtempSync(join(tmpdir(), "client-ui-dist-"));
   dataDir = mkdtempSync(join(tmpdir(), "client-ui-replays-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
+  dist = await buildClient("client-ui");
   server = await createPhysicsServer({ adminToken: TOKEN, replayDir: dataDir, logger: false, clientDir: dist });
   const port = await server.listen(0, "127.0.0.1");
   base = `http://127.0.0.1:${port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

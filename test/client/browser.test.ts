@@ -2,9 +2,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type Room } from "@colyseus/sdk";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildClient, expectChromium, launchChromium } from "./browser-rig.ts";
 import { matchMaker } from "@colyseus/core";
 import { createPhysicsServer, type PhysicsServer } from "../../server/app.ts";
 import { dequantizeAxis, KNOB_KEYS, KNOB_RANGES, RoomState } from "../../shared/net/index.ts";
@@ -15,7 +15,6 @@ import { dequantizeAxis, KNOB_KEYS, KNOB_RANGES, RoomState } from "../../shared/
  * what the page does on the server's side. Every wait is for a condition (generous timeouts), never a
  * fixed sleep.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TOKEN = "browser-test-token";
 const ROOT = join(import.meta.dirname, "..", "..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
@@ -88,10 +87,9 @@ function observedPosition(id: string): [number, number, number] | undefined {
 }
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
-  dist = mkdtempSync(join(tmpdir(), "client-dist-"));
+  expectChromium();
   dataDir = mkdtempSync(join(tmpdir(), "client-replays-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
+  dist = await buildClient("client");
   server = await createPhysicsServer({ adminToken: TOKEN, replayDir: dataDir, logger: false, clientDir: dist });
   const port = await server.listen(0, "127.0.0.1");
   base = `http://127.0.0.1:${port}`;
@@ -104,11 +102,7 @@ beforeAll(async () => {
   roomId = ((await created.json()) as { roomId: string }).roomId;
   observer = (await new Client(base).joinById(roomId, {}, RoomState)) as Room<unknown, RoomState>;
   observer.onMessage("*", () => {});
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 880, height: 520 } });
   page.on("pageerror", (err) => pageErrors.push(err.message));
   await page.goto(`${base}/?room=${roomId}`);

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import soccer from "../../games/soccer.ts";
 import tower from "../../games/tower.ts";
-import { startTestServer, type TestServer } from "../server/helpers.ts";
+import type { TestServer } from "../server/helpers.ts";
+import { type BrowserRig, startBrowserRig } from "./browser-rig.ts";
 
 /**
  * Games in the browser, with no client code of their own: a real server serving a fresh client build,
@@ -15,8 +13,6 @@ import { startTestServer, type TestServer } from "../server/helpers.ts";
  * and sends the game's inputs from its keys and buttons. A click spawns a ball only in a game that has
  * the sandbox's `spawn` input.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ROOT = join(import.meta.dirname, "..", "..");
 const WAIT = { timeout: 90_000, polling: 250 } as const;
 
 interface Fields {
@@ -36,27 +32,18 @@ type Hooked = typeof globalThis & {
   };
 };
 
-let dist: string;
+let rig: BrowserRig;
 let srv: TestServer;
 let browser: Browser;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  expect(statSync(CHROMIUM, { throwIfNoEntry: false }), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBeDefined();
-  dist = mkdtempSync(join(tmpdir(), "games-dist-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
-  srv = await startTestServer({ clientDir: dist });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  rig = await startBrowserRig("games");
+  ({ srv, browser } = rig);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (dist) rmSync(dist, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** A page in a room of `game` (none: the page's default), once the game's listing and the own fields arrived. */

@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JointDef } from "../../shared/engine/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
-import { admin, createRoom, startTestServer, type TestServer } from "../server/helpers.ts";
+import { admin, createRoom, type TestServer } from "../server/helpers.ts";
+import { type BrowserRig, startBrowserRig } from "./browser-rig.ts";
 
 /**
  * Joints drawn in the browser: a real server serving a fresh client build, Debian's chromium. The page's
@@ -16,7 +15,6 @@ import { admin, createRoom, startTestServer, type TestServer } from "../server/h
  * anchor, and a hinge's axis. The anchors are where the bodies are drawn: a swinging box's anchor stays
  * on its pivot while its origin sweeps around it.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = join(import.meta.dirname, "..", "..");
 const ARTIFACTS = join(ROOT, "test-artifacts", "joints");
 const WAIT = { timeout: 90_000, polling: 250 } as const;
@@ -61,28 +59,19 @@ type ReplayHooked = typeof globalThis & {
   __replay: { summary(): { verified: boolean; ticks: number; ticksMismatched: number } | null; seek(tick: number): unknown; jointLines(): DrawnJoint[] };
 };
 
-let dist: string;
+let rig: BrowserRig;
 let srv: TestServer;
 let browser: Browser;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  expect(statSync(CHROMIUM, { throwIfNoEntry: false }), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBeDefined();
-  dist = mkdtempSync(join(tmpdir(), "joints-dist-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
-  srv = await startTestServer({ clientDir: dist });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  rig = await startBrowserRig("joints");
+  ({ srv, browser } = rig);
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (dist) rmSync(dist, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** A page joined to `roomId` with every body drawn; the page's Scenes are kept in `__scenes`. */

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildClient, expectChromium, launchChromium } from "./browser-rig.ts";
 import { MSG_IMPULSE, MSG_MOVE, MSG_SPAWN } from "../../shared/net/index.ts";
 import { avatarBodyId } from "../../shared/sim/index.ts";
 import { admin, createRoom, joinRoom, startTestServer, type TestRoom, type TestServer, waitForState } from "../server/helpers.ts";
@@ -16,7 +15,6 @@ import { admin, createRoom, joinRoom, startTestServer, type TestRoom, type TestS
  * (backwards too) is timed; a copy with one input changed, opened through the page's file picker, must
  * show the diverging tick and highlight the diverging bodies. Waits are for conditions, never sleeps.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = join(import.meta.dirname, "..", "..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const TICKS = 3600;
@@ -69,14 +67,6 @@ function drive(room: TestRoom, phase: number): void {
   });
 }
 
-function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-}
-
 async function openPage(path: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 960, height: 600 } });
   const errors: string[] = [];
@@ -95,9 +85,8 @@ async function verified(page: Page): Promise<Summary> {
 }
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
-  dist = mkdtempSync(join(tmpdir(), "replay-viewer-dist-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
+  expectChromium();
+  dist = await buildClient("replay-viewer");
   srv = await startTestServer({ clientDir: dist });
   roomId = await createRoom(srv.url, { scenario: "arena" });
   const a = await joinRoom(srv.url, roomId);
@@ -113,7 +102,7 @@ beforeAll(async () => {
   const res = await fetch(`${srv.url}/rooms/${roomId}/replay`);
   expect(res.status).toBe(200);
   replayText = await res.text();
-  browser = await launch();
+  browser = await launchChromium();
 }, 400_000);
 
 afterAll(async () => {

@@ -1,12 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyReplay } from "../../server/replay/verify.ts";
 import { builtinNames, getBuiltinScenario } from "../../shared/scenarios/index.ts";
-import { admin, createRoom, joinRoom, startTestServer, type TestServer } from "../server/helpers.ts";
+import { admin, createRoom, joinRoom, type TestServer } from "../server/helpers.ts";
+import { type BrowserRig, startBrowserRig } from "./browser-rig.ts";
 
 /**
  * Every built-in scene as a player first sees it: a real server (rooms created over the admin API)
@@ -17,7 +16,6 @@ import { admin, createRoom, joinRoom, startTestServer, type TestServer } from ".
  * out (the client frames their bodies itself). Then a player restarts failure-lab from the HUD, and the room's replay,
  * restart included, verifies.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = join(import.meta.dirname, "..", "..");
 const SCENES_DIR = join(ROOT, "docs", "scenes");
 const ARTIFACTS = join(ROOT, "test-artifacts", "scenes");
@@ -53,29 +51,20 @@ interface SceneHooks {
 }
 type Hooked = typeof globalThis & { __physics: SceneHooks };
 
-let dist: string;
+let rig: BrowserRig;
 let srv: TestServer;
 let browser: Browser;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  expect(statSync(CHROMIUM, { throwIfNoEntry: false }), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBeDefined();
-  dist = mkdtempSync(join(tmpdir(), "scenes-dist-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
-  srv = await startTestServer({ clientDir: dist });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  rig = await startBrowserRig("scenes");
+  ({ srv, browser } = rig);
   mkdirSync(SCENES_DIR, { recursive: true });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (dist) rmSync(dist, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** A page joined to `roomId`, its scene framed and every body the room has drawn. */

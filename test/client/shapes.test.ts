@@ -1,8 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
-import { build } from "vite";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DoubleSide, FrontSide, MeshBasicMaterial, type Object3D, Quaternion, Raycaster, Vector3 } from "three";
 import { ShapeGeometries, shapeReach } from "../../client/src/render/shape-geometry.ts";
@@ -11,7 +9,8 @@ import { createEnergyReading, EnergyMeter, massProperties } from "../../client/s
 import { type BodyDef, BodyTypeCode, type QuatTuple, type ShapeDef, ShapeTypeCode, type Vec3Tuple, World } from "../../shared/engine/index.ts";
 import { kindOf, shapeDescriptor } from "../../shared/net/index.ts";
 import { getBuiltinScenario, type Scenario } from "../../shared/scenarios/index.ts";
-import { createRoom, startTestServer, type TestServer } from "../server/helpers.ts";
+import { createRoom, type TestServer } from "../server/helpers.ts";
+import { type BrowserRig, startBrowserRig } from "./browser-rig.ts";
 
 /**
  * Every shape in the browser: a real server (rooms over the admin API) serving a fresh client build,
@@ -20,7 +19,6 @@ import { createRoom, startTestServer, type TestServer } from "../server/helpers.
  * one object per body, named by its id, built from the body's shape with the right geometry. The HUD
  * shows each sensor's count.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ROOT = join(import.meta.dirname, "..", "..");
 const ARTIFACTS = join(ROOT, "test-artifacts", "shapes");
 const WAIT = { timeout: 90_000, polling: 250 } as const;
@@ -50,28 +48,19 @@ type Hooked = typeof globalThis & {
   __scenes: { children: unknown[] }[];
 };
 
-let dist: string;
+let rig: BrowserRig;
 let srv: TestServer;
 let browser: Browser;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  expect(statSync(CHROMIUM, { throwIfNoEntry: false }), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBeDefined();
-  dist = mkdtempSync(join(tmpdir(), "shapes-dist-"));
-  await build({ configFile: join(ROOT, "client", "vite.config.ts"), logLevel: "silent", build: { outDir: dist, emptyOutDir: true } });
-  srv = await startTestServer({ clientDir: dist });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  rig = await startBrowserRig("shapes");
+  ({ srv, browser } = rig);
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  if (dist) rmSync(dist, { recursive: true, force: true });
+  await rig?.close();
 });
 
 /** A page joined to `roomId` whose scene draws every body of the room; the page's Scenes are kept in `__scenes`. */

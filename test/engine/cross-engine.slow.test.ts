@@ -1,17 +1,16 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 import { build } from "vite";
 import { describe, expect, it } from "vitest";
+import { expectChromium, launchChromium } from "../client/browser-rig.ts";
 import { jointHashes, playgroundHashes, scriptedHashes } from "./scripted-run.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TICKS = 600;
 
 describe("determinism across JavaScript engines", () => {
   it("Node (V8) and headless Chromium give identical per-tick hashes", async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`).toBe(true);
+    expectChromium();
     const dir = mkdtempSync(join(tmpdir(), "engine-bundle-"));
     try {
       await build({
@@ -25,11 +24,7 @@ describe("determinism across JavaScript engines", () => {
         },
       });
       const bundle = readFileSync(join(dir, "engine.js"), "utf8");
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         await page.setContent("<!doctype html><title>engine</title>");
