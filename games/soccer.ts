@@ -119,10 +119,10 @@ function kickoffAll(ctx: Ctx): void {
 
 export default defineGame({
   name: "soccer",
-  version: "1",
+  version: "2",
   description: `Two teams, one ball: walk into the ball to push it into the other team's goal. First to ${GOALS_TO_WIN} goals wins.`,
   scenario: pitch(),
-  avatar: { size: [0.8, 1.8, 0.8], speed: 6, jump: 4 },
+  avatar: { shape: "capsule", size: [0.8, 1.8, 0.8], speed: 6, jump: 4 },
   state,
   playerState,
   inputs: {
