@@ -169,7 +169,7 @@ export class JointRows {
       impulseScale = s[SOFT_RIGID + 2];
     }
     const k = this.k;
-    this.inverseInertiaSum();
+    this.inverseInertiaSum(k, 0, 3);
     k[3] = k[1];
     k[6] = k[2];
     k[7] = k[5];
@@ -234,7 +234,7 @@ export class JointRows {
     }
     // K_ij = b_i·(IA + IB) b_j
     const k = this.k;
-    this.inverseInertiaSum();
+    this.inverseInertiaSum(k, 0, 3);
     const iy0 = k[0] * y0 + k[1] * y1 + k[2] * y2;
     const iy1 = k[1] * y0 + k[4] * y1 + k[5] * y2;
     const iy2 = k[2] * y0 + k[5] * y1 + k[8] * y2;
@@ -335,12 +335,7 @@ export class JointRows {
         k[(2 + e) * 5 + a] = kae;
       }
     }
-    k[12] = m[1] + m[8];
-    k[13] = m[2] + m[9];
-    k[14] = m[3] + m[10];
-    k[18] = m[4] + m[11];
-    k[19] = m[5] + m[12];
-    k[24] = m[6] + m[13];
+    this.inverseInertiaSum(k, 12, 5);
     k[17] = k[13];
     k[22] = k[14];
     k[23] = k[19];
@@ -470,16 +465,18 @@ export class JointRows {
     v[w + 2] += sign * (m[i + 2] * a + m[i + 4] * b + m[i + 5] * c);
   }
 
-  /** k (upper triangle) = IA + IB: the two bodies' world inverse inertias (mass[1..6] and mass[8..13]). */
-  private inverseInertiaSum(): void {
-    const k = this.k;
+  /**
+   * The upper triangle of the 3x3 block at index `o` of the row-major matrix `k` (row length `stride`)
+   * = IA + IB: the two bodies' world inverse inertias (mass[1..6] and mass[8..13]).
+   */
+  private inverseInertiaSum(k: Float64Array, o: number, stride: number): void {
     const m = this.mass;
-    k[0] = m[1] + m[8];
-    k[1] = m[2] + m[9];
-    k[2] = m[3] + m[10];
-    k[4] = m[4] + m[11];
-    k[5] = m[5] + m[12];
-    k[8] = m[6] + m[13];
+    k[o] = m[1] + m[8];
+    k[o + 1] = m[2] + m[9];
+    k[o + 2] = m[3] + m[10];
+    k[o + stride + 1] = m[4] + m[11];
+    k[o + stride + 2] = m[5] + m[12];
+    k[o + 2 * stride + 2] = m[6] + m[13];
   }
 
   /** k (upper triangle) += [r]× I [r]×ᵀ for the inverse inertia at mass[i] and the lever r at pose[r]. */
