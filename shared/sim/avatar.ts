@@ -2,9 +2,10 @@ import type { Aabb, CharacterMoveResult, Vec3Tuple, World } from "../engine/inde
 import type { AvatarSpec } from "../game/define.ts";
 
 /**
- * Avatars: one kinematic box per player, moved by a simple character controller on top of the
- * engine's `moveCharacter`. Pure functions of the world and the avatar's own state (no clock, no
- * randomness), so replays reproduce them.
+ * Avatars: one kinematic body per player (the game's avatar shape, a box by default), moved by a
+ * simple character controller on top of the engine's `moveCharacter`, which works for any convex
+ * shape. Pure functions of the world and the avatar's own state (no clock, no randomness), so replays
+ * reproduce them.
  */
 
 export const AVATAR = Object.freeze({
