@@ -47,11 +47,6 @@ export class ProcessWatch {
     this.guard(driver as GuardedDriver);
   }
 
-  /** Peers under suspicion (for tests and /processes). */
-  suspected(): string[] {
-    return [...this.suspects.keys()];
-  }
-
   /** Whether a peer's IPC channel still has a subscriber (its process still holds its Redis connection). */
   private async connected(processId: string): Promise<boolean> {
     return (await this.presence.channels(`p:${processId}`)).length > 0;
