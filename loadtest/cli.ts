@@ -32,6 +32,8 @@ const HELP = `usage: npm run loadtest -- [options]
   --url URL            target a running server (needs --token or ADMIN_TOKEN) instead of starting one
   --token TOKEN        admin token for --url
   --nice N             run the spawned server and the bots at this priority (e.g. --nice=-10 on a shared machine; needs root)
+  --redis URL          start the server as one process of a cluster on this Redis (loopback only): Redis presence and
+                       driver, and its rooms' failover checkpoints, whose CPU the report shows next to the ticks
   --retries N          measure a failing stage again when other processes used > 25% of a core (default 2)
   --profile            write a CPU profile of the spawned server (node --cpu-prof) next to the report
   --out DIR            report directory (default loadtest/reports/runs, not tracked by git)
@@ -69,6 +71,7 @@ const { values } = (() => {
         token: { type: "string" },
         profile: { type: "boolean" },
         nice: { type: "string" },
+        redis: { type: "string" },
         retries: { type: "string" },
         out: { type: "string" },
         publish: { type: "boolean" },
@@ -115,9 +118,14 @@ const options: LoadTestOptions = {
   seed: int(values.seed, "seed", 1, 0),
   nice: values.nice === undefined ? undefined : int(values.nice, "nice", 0, -20),
   retries: int(values.retries, "retries", 2, 0),
+  redisUrl: values.redis,
   progress: (line) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`),
 };
 if (options.profileDir && options.url) fail("--profile needs a spawned server (no --url)");
+if (options.redisUrl && options.url) fail("--redis needs a spawned server (no --url)");
+if (options.redisUrl && !/^rediss?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/\d+)?$/.test(options.redisUrl)) {
+  fail(`--redis must be a loopback Redis URL (redis://127.0.0.1:6379), got "${options.redisUrl}"`);
+}
 
 // Ctrl-C / SIGTERM: exit through process.exit so the server child and the noise probe are killed.
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));

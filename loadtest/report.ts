@@ -113,12 +113,16 @@ export function renderMarkdown(r: LoadReport, svgName: string): string {
   }
   lines.push("Where the server's thread time went (ms per wall second; 1000 = one core):");
   lines.push("");
-  lines.push("| rooms | ticks | state sync | patch encode+send | other (messages, HTTP, GC, timers) | sync ms/patch | encode ms/patch | patch bytes | bodies/room |");
-  lines.push(`|${" --- |".repeat(9)}`);
+  lines.push(
+    "| rooms | ticks | state sync | patch encode+send | checkpoints (% of ticks) | other (messages, HTTP, GC, timers) | sync ms/patch | encode ms/patch | patch bytes | bodies/room |",
+  );
+  lines.push(`|${" --- |".repeat(10)}`);
   for (const s of r.stages) {
     const b = s.server.busyMsPerSecond;
+    const checkpoints = b.checkpoints ?? 0;
+    const share = b.ticks > 0 ? ` (${((100 * checkpoints) / b.ticks).toFixed(2)} %)` : "";
     lines.push(
-      `| ${s.rooms}${s.phase === "recovery" ? " (down)" : ""} | ${b.ticks} | ${b.sync} | ${b.patches} | ${b.other} | ${s.server.syncMsPerPatch} | ${s.server.encodeMsPerPatch} | ${s.server.patchBytes} | ${s.bodiesPerRoom.min}-${s.bodiesPerRoom.max} |`,
+      `| ${s.rooms}${s.phase === "recovery" ? " (down)" : ""} | ${b.ticks} | ${b.sync} | ${b.patches} | ${checkpoints}${share} | ${b.other} | ${s.server.syncMsPerPatch} | ${s.server.encodeMsPerPatch} | ${s.server.patchBytes} | ${s.bodiesPerRoom.min}-${s.bodiesPerRoom.max} |`,
     );
   }
   lines.push("");

@@ -68,7 +68,7 @@ export class LoadRun {
     let server: ServerProcess | null = null;
     if (!options.url) {
       const nodeArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
-      server = await startServerProcess({ nodeArgs });
+      server = await startServerProcess({ nodeArgs, redisUrl: options.redisUrl });
       log(`server: pid ${server.pid} at ${server.url}${options.profileDir ? ` (CPU profile → ${options.profileDir})` : ""}`);
     }
     if (options.nice !== undefined) {

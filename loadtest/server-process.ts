@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { setPriority, tmpdir } from "node:os";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
 /**
@@ -29,9 +30,23 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** Keep the replay directory (default: removed on stop). */
   keepReplays?: boolean;
+  /** REDIS_URL: the server runs as a cluster process (its own key prefix, a PUBLIC_ADDRESS on a port chosen here). */
+  redisUrl?: string;
 }
 
 const ROOT = resolve(import.meta.dirname, "..");
+
+/** A TCP port free on 127.0.0.1 right now. */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const server = createServer();
+    server.once("error", rej);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => res(port));
+    });
+  });
+}
 
 /**
  * Every bot joins from this machine's one address, which the per-address admission limits exist to stop;
@@ -47,9 +62,14 @@ const LOAD_TEST_ADMISSION = {
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const adminToken = randomBytes(18).toString("base64url");
   const replayDir = mkdtempSync(join(tmpdir(), "loadtest-replays-"));
+  // A cluster process needs its PUBLIC_ADDRESS before it listens: a free port is picked for it.
+  const fixedPort = options.redisUrl ? await freePort() : 0;
+  const cluster = options.redisUrl
+    ? { REDIS_URL: options.redisUrl, REDIS_KEY_PREFIX: `loadtest-${randomBytes(4).toString("hex")}:`, PUBLIC_ADDRESS: `127.0.0.1:${fixedPort}` }
+    : { REDIS_URL: "" };
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, "server/main.ts")], {
     cwd: ROOT,
-    env: { ...process.env, ...LOAD_TEST_ADMISSION, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, REPLAY_DIR: replayDir, LOG_LEVEL: "info", LOG_FORMAT: "json", REDIS_URL: "" },
+    env: { ...process.env, ...LOAD_TEST_ADMISSION, PORT: String(fixedPort), HOST: "127.0.0.1", ADMIN_TOKEN: adminToken, REPLAY_DIR: replayDir, LOG_LEVEL: "info", LOG_FORMAT: "json", ...cluster },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

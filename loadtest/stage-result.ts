@@ -185,14 +185,16 @@ function serverLoad(delta: ScrapeDelta, seconds: number): StageResult["server"] 
   const ticks = delta.rooms("physics_tick_duration_ms_sum") / seconds;
   const sync = delta.rooms("physics_patch_sync_ms_total") / seconds;
   const patches = delta.rooms("physics_patch_encode_ms_total") / seconds;
-  // What the event loop was busy with besides ticks, sync and encoding: messages, HTTP, GC, timers.
-  const other = Math.max(0, active / seconds - ticks - sync - patches);
+  // Zero without Redis (no failover checkpoints).
+  const checkpoints = delta.rooms("physics_checkpoint_ms_total") / seconds;
+  // What the event loop was busy with besides ticks, sync, encoding and checkpoints: messages, HTTP, GC, timers.
+  const other = Math.max(0, active / seconds - ticks - sync - patches - checkpoints);
   return {
     cpuPercent: round((delta.cpuSeconds() / seconds) * 100),
     eventLoopUtilization: round(active + idle > 0 ? active / (active + idle) : 0),
     rssMB: round(value(delta.after, "process_resident_memory_bytes") / 2 ** 20),
     heapMB: round(value(delta.after, "nodejs_heap_used_bytes") / 2 ** 20),
-    busyMsPerSecond: { ticks: round(ticks), sync: round(sync), patches: round(patches), other: round(other) },
+    busyMsPerSecond: { ticks: round(ticks), sync: round(sync), patches: round(patches), checkpoints: round(checkpoints), other: round(other) },
     syncMsPerPatch: round(delta.rooms("physics_patch_sync_ms_total") / patchesSent),
     encodeMsPerPatch: round(delta.rooms("physics_patch_encode_ms_total") / patchesSent),
     patchBytes: round(delta.rooms("physics_patch_bytes_total") / patchesSent),

@@ -30,6 +30,11 @@ export interface LoadTestOptions {
    * (needs root for negative values). Unset: unchanged.
    */
   nice?: number;
+  /**
+   * REDIS_URL for the spawned server: it then runs as one process of a cluster, with the Redis presence
+   * and driver and its rooms' failover checkpoints (their CPU is a column of the report). Loopback only.
+   */
+  redisUrl?: string;
   /** Times a failing stage is measured again when other processes used > 25% of a core meanwhile. */
   retries: number;
   seed: number;
@@ -70,7 +75,7 @@ export interface StageResult {
     rssMB: number;
     heapMB: number;
     /** Thread time per wall second, ms: ticks, state sync, patch encode+send, the rest (messages, HTTP, GC…). */
-    busyMsPerSecond: { ticks: number; sync: number; patches: number; other: number };
+    busyMsPerSecond: { ticks: number; sync: number; patches: number; checkpoints: number; other: number };
     syncMsPerPatch: number;
     encodeMsPerPatch: number;
     patchBytes: number;

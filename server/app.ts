@@ -12,6 +12,7 @@ import { adminRoutes } from "./admin/routes.ts";
 import { AJV_OPTIONS, formatSchemaErrors } from "./admin/schemas.ts";
 import { Admission, SEAT_USED_CHANNEL } from "./admission.ts";
 import { presenceAndDriver } from "./cluster.ts";
+import { createFailover, type Failover } from "./failover/index.ts";
 import { RoomPlacement } from "./placement.ts";
 import { RedisHealth } from "./redis-health.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "./config.ts";
@@ -104,7 +105,7 @@ function admissionSeries(admission: Admission, probe: ScenarioProbe, rooms: Live
 }
 
 /** The configuration and services of this server's rooms (one set per server: nothing in module state). */
-function createRoomConfig(options: AppOptions): RoomConfig {
+function createRoomConfig(options: AppOptions, failover: Failover | null): RoomConfig {
   // First: a range wider than the knob table's stops the server before anything is started.
   const knobRanges = narrowKnobRanges(options.knobRanges);
   const limits: ServerLimits = Object.freeze({ ...DEFAULT_LIMITS, ...options.limits });
@@ -131,6 +132,7 @@ function createRoomConfig(options: AppOptions): RoomConfig {
     rooms,
     metrics,
     games: options.games ?? new GameRegistry(),
+    failover,
   });
 }
 
@@ -237,15 +239,19 @@ async function createGameServer(options: AppOptions, config: RoomConfig, redisHe
 export async function createPhysicsServer(options: AppOptions): Promise<PhysicsServer> {
   // Join-time full states of 1000+ bodies exceed the 16 KB default; avoid the resize warning.
   Encoder.BUFFER_SIZE = 256 * 1024;
-  const config = createRoomConfig(options);
-  const { limits, metrics, replayStore } = config;
   const redisHealth = new RedisHealth(options.logger ? options.logger : SILENT_LOG);
+  const games = options.games ?? new GameRegistry();
+  // Several processes: rooms checkpoint to Redis, and a dead process's rooms are resumed (server/failover/).
+  const failover = options.redisUrl ? createFailover(options.redisUrl, options.redisKeyPrefix ?? "", redisHealth, games) : null;
+  const config = createRoomConfig({ ...options, games }, failover);
+  const { limits, metrics, replayStore } = config;
   // A Redis that comes back may have come back empty: this process's load is written again at once.
   redisHealth.onRecovered(async () => {
     if (matchMaker.state === matchMaker.MatchMakerState.READY) await matchMaker.stats.persist(true);
   });
   const app = await createHttpApp(options, config, redisHealth);
   const { gameServer, transport, watch } = await createGameServer(options, config, redisHealth);
+  if (watch && failover) watch.onGone((processId) => failover.adoption.adopt(processId), () => failover.store.owners().then((owners) => [...owners.values()]));
   let stopSweep: (() => void) | null = null;
   // Load shedding, once a second: the most expensive player room is slowed (then closed) while the rooms
   // together use more than their share of the event loop.
@@ -257,6 +263,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
     stopSweep?.();
     await replayStore.stop().catch(() => {});
     await app.close();
+    await failover?.close();
   });
 
   let closed = false;
@@ -288,6 +295,7 @@ export async function createPhysicsServer(options: AppOptions): Promise<PhysicsS
       metrics.stopEventLoopMonitor();
       await gameServer.gracefullyShutdown(false);
       await app.close();
+      await failover?.close();
     },
   };
 }

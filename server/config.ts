@@ -27,11 +27,16 @@ export interface ServerLimits extends AdmissionLimits {
   maxRooms: number;
   /** REPLAY_DIR_MAX_BYTES: the replay directory is kept under this size by deleting the oldest closed replays. Default 1 GiB. */
   replayDirMaxBytes: number;
+  /**
+   * CHECKPOINT_BASE_SECONDS: longest time between two failover bases of a room (Redis only; a base is
+   * written sooner when re-running the log since the last one would take more than 0.4 s). Default 30.
+   */
+  checkpointBaseSeconds: number;
   /** REPLAY_DIR_MAX_FILES: at most this many replay files (each keeps a `replay-host` key in Redis); oldest closed ones deleted first. Default 10000. */
   replayDirMaxFiles: number;
   /** REPLAY_FILE_MAX_BYTES: a recording that reaches this size is closed (end line "size-limit"); the room runs on. Default 256 MiB. */
   replayFileMaxBytes: number;
-  /** PROCESS_CHECK_INTERVAL_MS: how often this process looks for dead peers (Redis only) and drops their rooms. Default 2500 (a dead peer is gone within the interval plus a 2 s ping). */
+  /** PROCESS_CHECK_INTERVAL_MS: how often this process looks for dead peers (Redis only), drops their listings and resumes their rooms. Default 1500 (a dead peer is gone within the interval plus a 2 s ping, and its rooms are resumed right after: under the 5 s a resumed room must be listed again in). */
   processCheckIntervalMs: number;
   /** SHUTDOWN_TIMEOUT_MS: SIGTERM/SIGINT exit 1 if the graceful shutdown has not finished by then. Default 4500. */
   shutdownTimeoutMs: number;
@@ -58,8 +63,9 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxRooms: 500,
   replayDirMaxBytes: 1024 * 1024 * 1024,
   replayDirMaxFiles: 10_000,
+  checkpointBaseSeconds: 30,
   replayFileMaxBytes: 256 * 1024 * 1024,
-  processCheckIntervalMs: 2500,
+  processCheckIntervalMs: 1500,
   shutdownTimeoutMs: 4500,
   playerRoomCpuMs: 150,
   playerRoomsCpuMs: 600,
@@ -80,6 +86,7 @@ const LIMIT_ENV: Record<keyof ServerLimits, [env: string, min: number, max: numb
   maxRooms: ["MAX_ROOMS", 1, 1e6],
   replayDirMaxBytes: ["REPLAY_DIR_MAX_BYTES", 1024, Number.MAX_SAFE_INTEGER],
   replayDirMaxFiles: ["REPLAY_DIR_MAX_FILES", 1, 1e9],
+  checkpointBaseSeconds: ["CHECKPOINT_BASE_SECONDS", 1, 3600],
   replayFileMaxBytes: ["REPLAY_FILE_MAX_BYTES", 1024, Number.MAX_SAFE_INTEGER],
   processCheckIntervalMs: ["PROCESS_CHECK_INTERVAL_MS", 100, 3600_000],
   shutdownTimeoutMs: ["SHUTDOWN_TIMEOUT_MS", 100, 600_000],

@@ -22,7 +22,10 @@ import type { RedisHealth } from "./redis-health.ts";
  *   interval; it is cleared when it answers, and removed after SUSPECT_LIMIT_MS without an answer (a
  *   host that vanished without closing its connections, or a process wedged for good);
  * - a process that finds itself missing from the stats (a peer excluded it while it was paused, Redis
- *   restarted empty) writes its own record again.
+ *   restarted empty) writes its own record again;
+ * - a peer removed as dead is handed to `onGone` (the failover resumes its rooms, server/failover/), and
+ *   the processes that own room checkpoints are watched like the others, so a room whose process died
+ *   while nobody listed it (its listing lost in an empty Redis restart) is still found and resumed.
  */
 
 /** How long a peer that is still connected to Redis may leave pings unanswered before it is removed, ms. */
@@ -40,11 +43,19 @@ export class ProcessWatch {
   private readonly suspects = new Map<string, number>();
   private readonly presence: Presence;
   private readonly now: () => number;
+  private gone: (processId: string) => Promise<void> = async () => {};
+  private extraPeers: () => Promise<string[]> = async () => [];
 
   constructor(presence: Presence, driver: object, now: () => number = Date.now) {
     this.presence = presence;
     this.now = now;
     this.guard(driver as GuardedDriver);
+  }
+
+  /** `handler` is called with every peer removed as dead; `peers` names more processes to watch (checkpoint owners). */
+  onGone(handler: (processId: string) => Promise<void>, peers: () => Promise<string[]>): void {
+    this.gone = handler;
+    this.extraPeers = peers;
   }
 
   /** Whether a peer's IPC channel still has a subscriber (its process still holds its Redis connection). */
@@ -74,6 +85,7 @@ export class ProcessWatch {
       const rooms = (await driver.query({ processId })).length;
       await cleanup(processId);
       logger.warn(`process ${processId} stopped answering: its ${rooms} room(s) were removed from the listing`);
+      await this.gone(processId).catch((err: Error) => logger.error({ processId, cause: err.message }, "resuming a dead process's rooms failed"));
     };
     // Matchmaking's "find an available room" (no roomId): not in a suspect's rooms. A join by room id
     // still reaches the room (and fails cleanly while its process does not answer).
@@ -86,9 +98,14 @@ export class ProcessWatch {
   /** One pass: ping the peers that look dead or are suspected; write this process's record if it is missing. */
   async check(): Promise<void> {
     const self = matchMaker.processId;
-    const [stats, listings, channels] = await Promise.all([matchMaker.stats.fetchAll(), matchMaker.driver.query({}), this.presence.channels("p:*")]);
+    const [stats, listings, channels, owners] = await Promise.all([
+      matchMaker.stats.fetchAll(),
+      matchMaker.driver.query({}),
+      this.presence.channels("p:*"),
+      this.extraPeers(),
+    ]);
     const subscribed = new Set(channels.map((c) => c.slice(2)));
-    const peers = new Set<string>([...stats.map((s) => s.processId), ...listings.map((l) => l.processId), ...this.suspects.keys()]);
+    const peers = new Set<string>([...stats.map((s) => s.processId), ...listings.map((l) => l.processId), ...owners, ...this.suspects.keys()]);
     peers.delete(self);
     const pings: Promise<void>[] = [];
     for (const id of peers) {

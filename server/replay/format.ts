@@ -14,6 +14,12 @@ import type { BodyDigest, SimInput, SimOptions } from "../../shared/sim/index.ts
  *   {"type":"end","t":1234,"reason":"dispose"}           when the room closes cleanly, or the recording
  *                                                        stops early ("size-limit", "dir-limit")
  *
+ * A room resumed on another process after its own died (server/failover/) records its next segment in a
+ * new file: the header, then {"type":"resume","t":T,"segment":2,"snapshot":"<base64>"} (the room
+ * snapshot at tick T, shared/sim/room-snapshot-bytes.ts, from which the segment's ticks T+1… re-run), then
+ * tick lines as above. Concatenated, the segments are the room's whole game: the first segment's ticks up
+ * to T and the resumed segment's from T+1 hash exactly as one uninterrupted run.
+ *
  * The header's scenario + options and the per-tick inputs are all the simulation needs; hashes check
  * the re-run tick by tick, and keyframes (a 32-bit hash per body) let a verifier name the bodies that
  * differ after a divergence. `settings` is informational (the resolved engine settings at creation).
@@ -86,7 +92,15 @@ export interface EndLine {
   reason: string;
 }
 
-export type ReplayLine = TickLine | KeyframeLine | EndLine;
+/** First line after the header of a resumed room's segment (see above); `snapshot` is base64 of the room snapshot's bytes. */
+export interface ResumeLine {
+  type: "resume";
+  t: number;
+  segment: number;
+  snapshot: string;
+}
+
+export type ReplayLine = TickLine | KeyframeLine | EndLine | ResumeLine;
 
 export function isTickLine(line: ReplayLine | ReplayHeader): line is TickLine {
   return (line as { type?: string }).type === undefined;

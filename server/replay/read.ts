@@ -178,7 +178,7 @@ export interface ReplaySummary {
   header: ReplayHeader;
   /** File size, bytes. */
   bytes: number;
-  /** Tick lines (ticks 1..ticks). */
+  /** Last tick (tick lines 1..ticks, or resumedAt + 1..ticks in a resumed segment). */
   ticks: number;
   keyframes: number;
   /** Tick of the last keyframe, or -1. */
@@ -189,6 +189,8 @@ export interface ReplaySummary {
   players: number;
   end: EndLine | null;
   truncated: TruncatedTail | null;
+  /** A resumed segment: the tick of the snapshot it starts from (server/failover/); null for a first segment. */
+  resumedAt: number | null;
 }
 
 /** Reads and validates the whole file without simulating anything. */
@@ -207,6 +209,7 @@ export async function scanReplay(path: string, options: ReadOptions = {}): Promi
     players: 0,
     end: null,
     truncated: null,
+    resumedAt: null,
   };
   const sessions = new Set<string>();
   for (;;) {
@@ -227,6 +230,9 @@ export async function scanReplay(path: string, options: ReadOptions = {}): Promi
     } else if (line.type === "keyframe") {
       summary.keyframes++;
       summary.lastKeyframeTick = line.t;
+    } else if (line.type === "resume") {
+      summary.resumedAt = line.t;
+      summary.ticks = line.t;
     } else {
       summary.end = line;
     }

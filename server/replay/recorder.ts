@@ -1,8 +1,8 @@
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, renameSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import { ENGINE_VERSION } from "../../shared/engine/index.ts";
 import { bodyDigests, type RoomSim, SIM_VERSION, type StepResult } from "../../shared/sim/index.ts";
-import { DEFAULT_KEYFRAME_INTERVAL, type ReplayHeader, REPLAY_FORMAT, type TickLine } from "./format.ts";
+import { DEFAULT_KEYFRAME_INTERVAL, type ReplayHeader, REPLAY_FORMAT, type ResumeLine, type TickLine } from "./format.ts";
 
 /** Default replay directory, relative to the working directory (env REPLAY_DIR overrides). */
 export const DEFAULT_REPLAY_DIR = "data/replays";
@@ -52,12 +52,19 @@ export class ReplayRecorder {
     maxBytes = Number.POSITIVE_INFINITY,
     /** The file the room's game was loaded from (a GAMES module), recorded for whoever verifies it. */
     gameModule?: string,
+    /**
+     * A room resumed after its process died: the file is the recording's next segment, which starts from
+     * the checkpoint's base (its room snapshot as bytes) in a `resume` line after the header.
+     */
+    resume?: { segment: number; base: Uint8Array },
   ) {
     mkdirSync(dir, { recursive: true });
     this.path = replayPath(dir, roomId);
     this.keyframeInterval = keyframeInterval;
     this.maxBytes = maxBytes;
     this.sim = sim;
+    // A resumed room on a process sharing the dead one's directory: the earlier segment keeps its file.
+    if (resume && existsSync(this.path)) renameSync(this.path, join(dir, `${roomId}.seg${resume.segment - 1}.ndjson`));
     this.stream = createWriteStream(this.path, { flags: "w" });
     // A failing disk must not take the process down; the room keeps running without its recording.
     this.stream.on("error", (err) => {
@@ -80,6 +87,10 @@ export class ReplayRecorder {
       settings: sim.world.settings,
     };
     this.push(JSON.stringify(header));
+    if (resume) {
+      const line: ResumeLine = { type: "resume", t: sim.tick, segment: resume.segment, snapshot: Buffer.from(resume.base.buffer, resume.base.byteOffset, resume.base.byteLength).toString("base64") };
+      this.push(JSON.stringify(line));
+    }
     void this.flush();
   }
 

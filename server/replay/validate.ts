@@ -5,12 +5,12 @@ import type { GameDefinition } from "../../shared/game/define.ts";
 import type { GameRegistry } from "../../shared/game/registry.ts";
 import { formatZodIssues, LIMITS, MSG_MOVE, parseClientMessage } from "../../shared/net/messages.ts";
 import type { Scenario, ScenarioIssue } from "../../shared/scenarios/index.ts";
-import { type BodyDigest, SIM_VERSION, type SimInput, type SimOptions } from "../../shared/sim/index.ts";
+import { type BodyDigest, decodeRoomSnapshot, type RoomSimSnapshot, SIM_VERSION, type SimInput, type SimOptions } from "../../shared/sim/index.ts";
 import { AJV_OPTIONS } from "../admin/schemas.ts";
 import { ADMIN_ROOM_CAPS, scenarioCaps } from "../rooms/room-caps.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { ReplayFileError } from "./errors.ts";
-import { type EndLine, type KeyframeLine, REPLAY_FORMAT, type ReplayGame, type ReplayHeader, type TickLine } from "./format.ts";
+import { type EndLine, type KeyframeLine, REPLAY_FORMAT, type ReplayGame, type ReplayHeader, type ResumeLine, type TickLine } from "./format.ts";
 
 export { ReplayFileError } from "./errors.ts";
 
@@ -299,6 +299,8 @@ export interface LineState {
   players: Set<string>;
   /** The header's game (its inputs' schemas validate the recorded messages). */
   game: GameDefinition | null;
+  /** Lines read after the header (a `resume` line may only be the first). */
+  lines?: number;
 }
 
 /** Keeps the players in the room within the admin cap on clients, as the room itself does. */
@@ -317,9 +319,10 @@ function trackPlayers(input: SimInput, state: LineState, path: string, line: num
  * A line after the header: a tick (the next one, with its inputs validated), a keyframe (for the current
  * tick, well-formed digests) or the end line (for the current tick; nothing may follow it).
  */
-export function checkLine(v: unknown, line: number, state: LineState): TickLine | KeyframeLine | EndLine {
+export function checkLine(v: unknown, line: number, state: LineState): TickLine | KeyframeLine | EndLine | ResumeLine {
   if (!isObject(v)) throw new ReplayFileError(line, `must be a JSON object, got ${describe(v)}`);
   if (state.ended) throw new ReplayFileError(line, "a line after the end line");
+  state.lines = (state.lines ?? 0) + 1;
   if (!Object.hasOwn(v, "type")) {
     onlyKeys(v, ["t", "h", "i"], "", line);
     const expected = state.tick + 1;
@@ -362,7 +365,38 @@ export function checkLine(v: unknown, line: number, state: LineState): TickLine 
     return { type: "end", t: state.tick, reason };
   }
   if (type === "header") throw new ReplayFileError(line, "a second header (a file holds one recording)");
-  throw new ReplayFileError(line, `type: unknown line type ${typeof type === "string" ? quote(type) : describe(type)} (known: tick lines, "keyframe", "end")`);
+  if (type === "resume") return checkResume(v, line, state).line;
+  throw new ReplayFileError(line, `type: unknown line type ${typeof type === "string" ? quote(type) : describe(type)} (known: tick lines, "keyframe", "end", "resume")`);
+}
+
+/** Longest base64 snapshot a resume line may carry (a room within the admin caps is far smaller). */
+const MAX_RESUME_SNAPSHOT_CHARS = 48 * 1024 * 1024;
+
+/**
+ * A resumed segment's `resume` line (the first after the header): its snapshot must decode (checksum,
+ * engine and sim versions, shared/sim/room-snapshot-bytes.ts) and be of tick `t`; the segment's ticks
+ * follow from t + 1, and the players in the snapshot count as joined.
+ */
+export function checkResume(v: Obj, line: number, state: LineState): { line: ResumeLine; snapshot: RoomSimSnapshot } {
+  if (state.lines !== 1) throw new ReplayFileError(line, "a resume line after the first line of the recording (it starts a resumed segment)");
+  onlyKeys(v, ["type", "t", "segment", "snapshot"], "", line);
+  const t = integerIn(requireKey(v, "t", "", line), 0, Number.MAX_SAFE_INTEGER, "t", line);
+  const segment = integerIn(requireKey(v, "segment", "", line), 2, Number.MAX_SAFE_INTEGER, "segment", line);
+  const text64 = requireKey(v, "snapshot", "", line);
+  if (typeof text64 !== "string" || text64.length > MAX_RESUME_SNAPSHOT_CHARS || !/^[A-Za-z0-9+/]*={0,2}$/.test(text64)) {
+    throw new ReplayFileError(line, `snapshot: must be base64 of a room snapshot (at most ${MAX_RESUME_SNAPSHOT_CHARS} characters)`);
+  }
+  let snapshot: RoomSimSnapshot;
+  try {
+    snapshot = decodeRoomSnapshot(new Uint8Array(Buffer.from(text64, "base64")));
+  } catch (err) {
+    throw new ReplayFileError(line, `snapshot: ${(err as Error).message}`);
+  }
+  if (snapshot.tick !== t) throw new ReplayFileError(line, `t: ${t}, but the snapshot is of tick ${snapshot.tick}`);
+  state.tick = t;
+  for (const p of snapshot.game.players) state.players.add(p.session);
+  for (const a of snapshot.avatars) state.players.add(a.session);
+  return { line: { type: "resume", t, segment, snapshot: text64 }, snapshot };
 }
 
 function checkDigest(v: unknown, path: string, line: number): BodyDigest {

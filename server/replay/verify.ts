@@ -1,5 +1,5 @@
 import type { GameRegistry } from "../../shared/game/registry.ts";
-import { type BodyDifference, bodyDigests, diffBodies, RoomSim, type SimInput } from "../../shared/sim/index.ts";
+import { type BodyDifference, bodyDigests, decodeRoomSnapshot, diffBodies, RoomSim, type SimInput } from "../../shared/sim/index.ts";
 
 export { type BodyDifference, diffBodies };
 import { isTickLine, type KeyframeLine, type ReplayHeader, type TickLine } from "./format.ts";
@@ -105,6 +105,13 @@ export async function verifyReplay(path: string, options: VerifyOptions = {}): P
     if (next.done) break;
     if ("header" in next.value) throw new ReplayFileError(next.value.lineNumber, "a second header");
     const { line, lineNumber } = next.value;
+    if (!isTickLine(line) && line.type === "resume") {
+      // A resumed segment: the room as it was at the snapshot, its queued inputs dropped (the tick lines hold what each tick applied).
+      const snapshot = decodeRoomSnapshot(new Uint8Array(Buffer.from(line.snapshot, "base64")));
+      snapshot.pending = [];
+      sim.restore(snapshot);
+      continue;
+    }
     if (isTickLine(line)) {
       // Pass one counted the ticks (the tick budget); more now means the file grew meanwhile (a live recording).
       if (line.t > summary.ticks) break;

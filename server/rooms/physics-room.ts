@@ -6,6 +6,7 @@ import {
   CLOSE_REPLACED,
   CLOSE_REPLACED_REASON,
   CLOSE_GAME_FAILED,
+  CLOSE_TAKEN_OVER,
   MSG_MOVE,
   MSG_REJECTED,
   MSG_WELCOME,
@@ -30,6 +31,8 @@ import { ReplayRecorder } from "../replay/recorder.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { releaseUnclaimedSeats } from "../shutdown.ts";
 import { StateSync } from "../state-sync.ts";
+import { CHECKPOINT_EVERY_MS, RoomCheckpointer } from "../failover/checkpointer.ts";
+import { type ResumePlan, rerunLog, restoreBase } from "../failover/resume.ts";
 import { InputGate } from "./input-gate.ts";
 import { InputLimiter } from "./input-limiter.ts";
 import { getRandomValues } from "node:crypto";
@@ -62,6 +65,8 @@ const LISTING_REFRESH_MS = 2000;
 const REMOVAL_LOGS_PER_SECOND = 5;
 /** Hook-error log lines per room per second at most (the rest are counted). */
 const HOOK_ERROR_LOGS_PER_SECOND = 5;
+/** Least time a resumed room keeps its players' seats for them (their clients first have to notice the old process is gone), s. */
+const RESUMED_SEAT_SECONDS = 20;
 
 /** Lets the event loop run whatever is waiting (other rooms' ticks, requests) before going on. */
 function nextTurn(): Promise<void> {
@@ -132,6 +137,14 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   started = false;
   /** Admin changes applied, by request id (a retried call is answered, not applied again). */
   private readonly commands = new AppliedCommands<Promise<AdminAnswer>>();
+  /** The room's checkpoints in Redis (clustered servers only). */
+  checkpointer: RoomCheckpointer | null = null;
+  /** Replay segment this process records (1 unless the room was resumed after its process died). */
+  private segment = 1;
+  /** A resumed room: its players' sessions and tokens from the checkpoint, until their seats are reserved. */
+  private resumedSeats: [string, string][] = [];
+  /** Sessions of a resumed room whose seats wait for their players. */
+  private readonly resumedSessions = new Set<string>();
 
   override async onCreate(options: PhysicsRoomOptions = {}): Promise<void> {
     // No patches until the simulation exists (the scenario probe below is awaited).
@@ -139,6 +152,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const config = options[CONFIG_OPTION];
     if (!config) throw new Error("the physics room is defined without its RoomConfig: gameServer.define(ROOM_NAME, PhysicsRoom, { config })");
     this.config = config;
+    const plan = config.failover?.pending.take(this.roomId);
+    if (plan) return this.resume(plan);
     const admitted = admitRoom(config, options);
     this.trusted = admitted.trusted;
     this.caps = admitted.caps;
@@ -168,13 +183,83 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     return { roomId: this.roomId, game: this.sim.game.name, scenario: this.sim.scenario.name };
   }
 
-  /** The world, its first state sync, the room's metrics and its replay recording. */
-  private async buildSimulation(scenario: Scenario, game: GameDefinition): Promise<void> {
+  /**
+   * The room again, on this process, after the process that hosted it died (server/failover/): from its
+   * checkpoint's base, with the log since re-run tick by tick (every hash checked) and recorded as the
+   * start of a new replay segment. Its players' seats are reserved once Colyseus lists it (reserveResumedSeats).
+   * No admission: the room was admitted when it was created, and its players are in the middle of a game.
+   */
+  private async resume(plan: ResumePlan): Promise<void> {
+    const { meta } = plan.checkpoint;
+    const config = this.config;
+    this.patchRate = null;
+    this.trusted = meta.trusted;
+    this.caps = meta.trusted ? config.adminCaps : config.playerCaps;
+    const sim = restoreBase(plan.checkpoint, plan.game);
+    const limits = config.limits;
+    this.budget = new RoomCpuBudget(this.trusted ? limits.playerRoomsCpuMs : limits.playerRoomCpuMs, sim.world.settings.tickRate, !this.trusted);
+    this.startedAt = Date.now();
+    config.rooms.add(this);
+    this.maxClients = meta.maxClients;
+    this.maxBodies = meta.maxBodies;
+    this.maxSpawnsPerSecond = meta.maxSpawnsPerSecond;
+    this.patchRateMs = meta.patchRateMs;
+    this.segment = meta.segment + 1;
+    await this.buildSimulation(sim.scenario, plan.game, { sim, base: plan.checkpoint.base });
+    this.resumedSeats = await rerunLog(sim, plan.checkpoint, (result) => {
+      this.recorder?.record(result, sim);
+      this.checkpointer?.record(result, 0);
+    });
+    this.sync.sync(sim);
+    this.startTicking();
+    logger.info({ ...this.logFields(), from: plan.from, tick: sim.tick, segment: this.segment, seats: this.resumedSeats.length }, "room resumed");
+  }
+
+  /**
+   * A resumed room's players get their seats back under their sessions and reconnection tokens, for
+   * long enough to find the room again (Colyseus' reservation keyed by token, the one its dev-mode
+   * restore uses; checkReconnectionToken accepts it). A seat nobody claims expires into onLeave: the
+   * avatar goes, as after any reconnection window.
+   */
+  reserveResumedSeats(): void {
+    const seconds = Math.max(this.config.limits.reconnectSeconds, RESUMED_SEAT_SECONDS);
+    const reserve = (this as unknown as { _reserveSeat: (...args: unknown[]) => Promise<boolean> })._reserveSeat.bind(this);
+    for (const [sessionId, token] of this.resumedSeats) {
+      if (!this.sim.players.some((p) => p.session === sessionId)) continue;
+      this.resumedSessions.add(sessionId);
+      void reserve(sessionId, {}, undefined, seconds, false, token);
+    }
+    this.resumedSeats = [];
+  }
+
+  /** Sends the room's checkpoint (server/failover/checkpointer.ts), its CPU counted in the room's metrics. */
+  private checkpoint(): void {
+    const checkpointer = this.checkpointer;
+    if (!checkpointer) return;
+    const before = checkpointer.cpuMs;
+    checkpointer.flush(this.sim, this.seats());
+    this.metrics.checkpointMs += checkpointer.cpuMs - before;
+  }
+
+  /** The room's sessions and their reconnection tokens: connected clients, then those dropped and awaited (for the checkpoint). */
+  private seats(): [string, string][] {
+    const out: [string, string][] = [];
+    for (const c of this.clients) if (c.reconnectionToken) out.push([c.sessionId, c.reconnectionToken]);
+    const reconnections = (this as unknown as { _reconnections?: Record<string, [string, unknown]> })._reconnections ?? {};
+    for (const [token, entry] of Object.entries(reconnections)) {
+      const sessionId = entry[0];
+      if (!out.some((s) => s[0] === sessionId)) out.push([sessionId, token]);
+    }
+    return out;
+  }
+
+  /** The world, its first state sync, the room's metrics, its replay recording and its checkpoints. */
+  private async buildSimulation(scenario: Scenario, game: GameDefinition, resumed?: { sim: RoomSim; base: Uint8Array }): Promise<void> {
     const config = this.config;
     // A scenario may hold more bodies than the spawn limit; spawning then simply stays closed. The seed of
     // the game's random generator is the room's own, recorded in the replay header with the other options.
-    const seed = getRandomValues(new Uint32Array(1))[0];
-    this.sim = new RoomSim(scenario, { maxBodies: this.maxBodies, seed }, game);
+    const seed = resumed?.sim.options.seed ?? getRandomValues(new Uint32Array(1))[0];
+    this.sim = resumed?.sim ?? new RoomSim(scenario, { maxBodies: this.maxBodies, seed }, game);
     this.gate = new InputGate(this.sim, this, (e) => this.reportHookErrors([e]));
     await nextTurn();
     this.sync = new StateSync(this.state);
@@ -192,10 +277,26 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
         config.keyframeInterval,
         config.limits.replayFileMaxBytes,
         config.games.moduleOf(game.name),
+        resumed ? { segment: this.segment, base: resumed.base } : undefined,
       );
       config.replayStore.register(this.roomId, this.recorder);
     } catch (err) {
       logger.error(`room ${this.roomId}: replay recording disabled: ${(err as Error).message}`);
+    }
+    if (config.failover) {
+      this.checkpointer = new RoomCheckpointer(config.failover.store, {
+        roomId: this.roomId,
+        game: game.name,
+        gameVersion: game.version,
+        trusted: this.trusted,
+        maxClients: this.maxClients,
+        maxBodies: this.maxBodies,
+        maxSpawnsPerSecond: this.maxSpawnsPerSecond,
+        patchRateMs: this.patchRateMs,
+        seed,
+        segment: this.segment,
+      }, config.limits.checkpointBaseSeconds * 1000);
+      this.checkpointer.onTakenOver = () => this.closeTakenOver();
     }
   }
 
@@ -219,11 +320,22 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.metrics.loop.stepMs = 1000 / this.sim.world.settings.tickRate;
     this.patchRate = this.patchRateMs;
     this.clock.setInterval(() => void this.recorder?.flush(), 500);
+    if (this.checkpointer) {
+      this.checkpoint();
+      this.clock.setInterval(() => this.checkpoint(), CHECKPOINT_EVERY_MS);
+    }
     this.refreshListing();
     this.started = true;
   }
 
   override onJoin(client: Client, _options?: Record<string, unknown>): void {
+    if (this.resumedSessions.delete(client.sessionId)) {
+      // A player of the room before its process died, back in its seat: its avatar is in the world already.
+      this.sendWelcome(client);
+      this.metrics.clients = this.clients.length;
+      logger.info({ ...this.logFields(), sessionId: client.sessionId, clients: this.clients.length }, "player back in the resumed room");
+      return;
+    }
     // The seat may have been reserved through another process: every process hears it (and this one at once).
     this.config.admission.seatUsed(client.sessionId);
     void Promise.resolve(matchMaker.presence?.publish(SEAT_USED_CHANNEL, client.sessionId)).catch(() => {});
@@ -288,6 +400,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
    * by hasReservedSeat below.
    */
   override checkReconnectionToken(reconnectionToken: string): string {
+    const resumed = this.resumedSession(reconnectionToken);
+    if (resumed !== undefined) return resumed;
     const live = this.clients.find((c) => c.reconnectionToken === reconnectionToken);
     if (live !== undefined && live.state === ClientState.JOINED) {
       this.replacing.add(live.sessionId);
@@ -296,6 +410,14 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
       live.leave(CLOSE_REPLACED, CLOSE_REPLACED_REASON);
     }
     return super.checkReconnectionToken(reconnectionToken);
+  }
+
+  /** The session a resumed room's seat is reserved for under this token, while the seat waits. */
+  private resumedSession(token: string): string | undefined {
+    const self = this as unknown as { _reconnections: Record<string, [string, unknown] | undefined>; _reservedSeats: Record<string, [unknown, unknown, boolean, boolean] | undefined> };
+    const sessionId = self._reconnections[token]?.[0];
+    if (sessionId === undefined || !this.resumedSessions.has(sessionId)) return undefined;
+    return self._reservedSeats[sessionId]?.[2] === false ? sessionId : undefined;
   }
 
   /**
@@ -327,6 +449,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   }
 
   override onLeave(client: Client): void {
+    this.resumedSessions.delete(client.sessionId);
     this.kicked.delete(client.sessionId);
     this.sim.enqueue({ type: "leave", session: client.sessionId });
     this.gate.forget(client.sessionId);
@@ -344,6 +467,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const reason = this.closeReason ?? (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose");
     await this.recorder?.close(this.sim, reason);
     config?.replayStore.unregister(this.roomId);
+    await this.checkpointer?.close();
     // A room refused during onCreate never ran: its refusal is logged by the admission.
     if (this.started) logger.info({ ...this.logFields(), reason, clients: this.clients.length }, "room disposed");
   }
@@ -439,6 +563,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const t0 = performance.now();
     this.gate.stepped();
     const result = this.sim.step();
+    // What re-running this tick would cost a resume (the checkpointer times its next base by it).
+    this.checkpointer?.record(result, performance.now() - t0);
     if (this.sim.world.removedLastStep.length > 0) this.reportRemoved(this.sim.world.removedLastStep);
     this.recorder?.record(result, this.sim);
     if (result.hookErrors.length > 0) this.reportHookErrors(result.hookErrors);
@@ -610,6 +736,20 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.lock().catch(() => {});
     const told = `room closed: ${reason}`.slice(0, 120);
     for (const client of [...this.clients]) client.leave(CLOSE_GAME_FAILED, told);
+    void this.disconnect();
+  }
+
+  /**
+   * Another process resumed this room while this one was cut off from Redis (declared dead): this copy
+   * closes so that one room id has one running room. Its replay ends "taken-over"; its clients are told
+   * (4033) and find the resumed room through the matchmaker with their tokens.
+   */
+  private closeTakenOver(): void {
+    if (this.closeReason !== null) return;
+    logger.warn({ ...this.logFields(), tick: this.sim.tick }, "room resumed by another process while this one was cut off from Redis: closing this copy");
+    this.closeReason = "taken-over";
+    this.lock().catch(() => {});
+    for (const client of [...this.clients]) client.leave(CLOSE_TAKEN_OVER, "room moved to another server");
     void this.disconnect();
   }
 

@@ -4,6 +4,8 @@ import type { Admission } from "../admission.ts";
 import type { ServerLimits } from "../config.ts";
 import type { ScenarioProbe } from "../cpu/probe.ts";
 import type { ServerMetrics } from "../metrics.ts";
+import type { CheckpointStore } from "../failover/checkpoint-store.ts";
+import type { PendingResumes } from "../failover/resume.ts";
 import type { ReplayStore } from "../replay/store.ts";
 import type { LiveRooms } from "./live-rooms.ts";
 import type { RoomCaps } from "./room-caps.ts";
@@ -60,6 +62,18 @@ export interface RoomConfig {
   readonly metrics: ServerMetrics;
   /** The games rooms may play (by name; the default is sandbox). */
   readonly games: GameRegistry;
+  /**
+   * Several processes on one Redis: rooms checkpoint there and rooms of a dead process are resumed
+   * (server/failover/); null with the embedded presence (one process, nothing to fail over to).
+   */
+  readonly failover: RoomFailover | null;
+}
+
+/** Checkpoints and resumes of a clustered server (set once its Redis connection exists). */
+export interface RoomFailover {
+  readonly store: CheckpointStore;
+  /** Rooms about to be created again under their ids on this process. */
+  readonly pending: PendingResumes;
 }
 
 /** Option key of the room definition's options under which a room finds its RoomConfig. */

@@ -40,6 +40,12 @@ export const CLOSE_CPU_BUDGET = 4031;
 /** Close code of every client of a room whose game's hooks kept throwing (the reason names the hook and the error). */
 export const CLOSE_GAME_FAILED = 4032;
 /**
+ * Close code of every client of a room whose process was cut off from Redis long enough to be declared
+ * dead, while another process resumed the room from its checkpoint: this copy closes, and the clients
+ * get their seats back in the resumed room through the matchmaker (their reconnection token).
+ */
+export const CLOSE_TAKEN_OVER = 4033;
+/**
  * The session was taken over: a newer connection presented this session's reconnection token while
  * this socket was still open (a half-open connection, another tab). The session, seat and avatar go on
  * over the newer connection; this socket is closed with this code and CLOSE_REPLACED_REASON. Clients

@@ -49,7 +49,7 @@ describe("buildStageResult on recorded scrapes: the stage's figures", () => {
     expect(stage.server.rssMB).toBe(207.5);
     expect(stage.server.heapMB).toBe(44.7);
     // physics_tick_duration_ms_sum: +78.98 and +81.99 ms over 6.003 s.
-    expect(stage.server.busyMsPerSecond).toEqual({ ticks: 26.8, sync: 2.482, patches: 11.8, other: 34.6 });
+    expect(stage.server.busyMsPerSecond).toEqual({ ticks: 26.8, sync: 2.482, patches: 11.8, checkpoints: 0, other: 34.6 });
     // physics_patch_bytes_total: +19215 and +24994 bytes in 119 + 120 patches.
     expect(stage.server).toMatchObject({ syncMsPerPatch: 0.062, encodeMsPerPatch: 0.296, patchBytes: 185 });
     // nodejs_eventloop_delay_ms: (8420.096 − 2413.754) / (808 − 214) = 10.112 ms, less the 10 ms resolution.

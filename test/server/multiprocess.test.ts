@@ -203,12 +203,13 @@ async function killBWithARoom(t: Topology): Promise<Room<unknown, RoomState>> {
   B.child.kill("SIGKILL");
   await B.exited;
   await eventually("the player notices B is gone", () => victimLeft !== null);
-  // A drops B's room from GET /rooms once its health check finds B dead (bounded wait).
+  // Once its health check finds B dead, A resumes B's room from its checkpoint (server/failover/): the
+  // listing holds A's own room and the resumed one, both on A (bounded wait).
   await eventually(
-    "B's room dropped from A's listing",
+    "B's room resumed on A",
     async () => {
       const rooms = await json<RoomEntry[]>(api(viaA, "GET", "/rooms"));
-      return rooms.length === 1 && rooms[0].roomId === roomOnA;
+      return rooms.length === 2 && rooms.some((r) => r.roomId === roomOnA) && rooms.find((r) => r.roomId === victim.roomId)?.processId === processA;
     },
     20000,
   );
@@ -217,7 +218,7 @@ async function killBWithARoom(t: Topology): Promise<Room<unknown, RoomState>> {
   return victim;
 }
 
-/** After B's death, A's room ticks, takes a player and new rooms land on A; B's replay is a clear 503. */
+/** After B's death, A's room ticks, takes a player and new rooms land on A; the resumed room's replay is A's new segment. */
 async function expectAKeepsServing(t: Topology, victim: Room<unknown, RoomState>): Promise<void> {
   const { viaA, proxyUrl, roomOnA, processA } = t;
   // A keeps serving: its room ticks, a player joins it, and new rooms land on A.
@@ -232,10 +233,10 @@ async function expectAKeepsServing(t: Topology, victim: Room<unknown, RoomState>
   expect((fresh.connection as unknown as { transport: { ws: WebSocket } }).transport.ws.url).toContain(`/a/${processA}/`);
   await fresh.leave();
   await onA.leave();
-  // B's replay cannot be fetched while B is down: a clear 503, not a hang.
-  const gone = await api(viaA, "GET", `/rooms/${victim.roomId}/replay`, undefined, null);
-  expect(gone.status).toBe(503);
-  expect((await json<{ message: string }>(gone)).message).toMatch(/does not answer/);
+  // The resumed room records its next segment on A: it starts from the checkpoint it resumed from.
+  const resumed = await api(viaA, "GET", `/rooms/${victim.roomId}/replay`, undefined, null);
+  expect(resumed.status).toBe(200);
+  expect((await resumed.text()).split("\n")[1]).toMatch(/^\{"type":"resume","t":\d+,"segment":2,/);
 }
 
 /** B's replay files on B's disk verify: the killed room's up to its last complete tick, the closed one whole. */

@@ -280,17 +280,26 @@ export async function eventually<T>(what: string, fn: () => Promise<T | undefine
 
 // ---------------------------------------------------------------- network drop
 
-/** A TCP relay to `targetPort`; `cut()` resets every connection through it (both peers see a dead socket). */
+/**
+ * A TCP relay to `targetPort`; `cut()` resets every connection through it (both peers see a dead socket);
+ * `block(true)` also refuses new ones until `block(false)` (a network partition).
+ */
 export interface Relay {
   port: number;
   url: string;
   cut(): void;
+  block(on: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startRelay(targetPort: number): Promise<Relay> {
   const sockets = new Set<Socket>();
+  let blocked = false;
   const server: Server = createServer((inbound) => {
+    if (blocked) {
+      inbound.resetAndDestroy();
+      return;
+    }
     const outbound = netConnect(targetPort, "127.0.0.1");
     for (const s of [inbound, outbound]) {
       sockets.add(s);
@@ -312,6 +321,10 @@ export async function startRelay(targetPort: number): Promise<Relay> {
     port,
     url: `http://127.0.0.1:${port}`,
     cut,
+    block(on: boolean) {
+      blocked = on;
+      if (on) cut();
+    },
     async close() {
       cut();
       await new Promise<void>((res) => server.close(() => res()));

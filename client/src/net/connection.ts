@@ -11,6 +11,7 @@ import {
 } from "../../../shared/net/index.ts";
 import type { AdminApi } from "./admin-api.ts";
 import { DEFAULT_GAME_NAME } from "./games.ts";
+import { RECLAIM_WITHIN_MS, reclaimSeat } from "./reclaim.ts";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "disconnected";
 export type PhysicsRoom = Room<unknown, RoomState>;
@@ -47,13 +48,17 @@ function isUnknownRoom(err: unknown): boolean {
   return /\bnot found\b/i.test((err as Error)?.message ?? "");
 }
 
-/** How long after losing the room we keep trying to get the same seat back (the server holds it 10 s). */
+/** How long after the room closed us (a close code of its own) we try to get the same seat back: the server holds a dropped seat 10 s. */
 const SEAT_HELD_MS = 10_000;
+/** A dropped connection (no close frame): the room's process may have died, and a survivor resumes the room within seconds. */
+const ABNORMAL_CLOSURE = 1006;
 
 /**
- * The room connection: joining, the SDK's automatic reconnection (@colyseus/sdk 0.18 room.reconnection), and our own fallback
- * when the SDK gives up (it does not retry a drop within 5 s of joining): the reconnection token while
- * the server still holds the seat (the avatar is kept), then a fresh join of the same room. The token
+ * The room connection: joining, and getting the seat back after losing the connection: the
+ * reconnection token through the matchmaker (reclaim.ts) while the server holds the seat (the avatar is
+ * kept), then a fresh join of the same room. The SDK's automatic reconnection (@colyseus/sdk 0.18
+ * room.reconnection) is off: it reopens the old socket's address, which is dead for good when the room's
+ * process died, while the matchmaker finds the room where a surviving process resumed it. The token
  * works even while the server still sees our old socket open (a half-open connection): the server
  * closes that socket (CLOSE_REPLACED) and the session goes on over the new one.
  * Counts bytes received on the WebSocket and measures RTT with the SDK's ping.
@@ -140,6 +145,7 @@ export class Connection {
 
   private attach(room: PhysicsRoom): void {
     this.room = room;
+    room.reconnection.enabled = false;
     this.target.roomId = room.roomId;
     this.welcome = null;
     // The Connection object (and its events) survives the SDK's reconnects, so this counts every byte.
@@ -160,7 +166,6 @@ export class Connection {
       this.onRejected(m);
     });
     room.onDrop((code) => this.set("reconnecting", `connection lost (${code}), reconnecting…`));
-    room.onReconnect(() => this.set("connected", "reconnected"));
     room.onLeave((code) => {
       if (this.room !== room) return;
       this.room = null;
@@ -178,19 +183,30 @@ export class Connection {
     this.onRoom(room);
   }
 
-  /** After the SDK gave up: the seat (token) while the server holds it, then a fresh join. */
+  /** After losing the room: the seat (token) while the server may hold it, then a fresh join. */
   private async recover(lost: PhysicsRoom, code: number): Promise<void> {
     const token = lost.reconnectionToken;
-    const until = Date.now() + SEAT_HELD_MS;
+    this.set("reconnecting", `room closed (${code}), reconnecting…`);
+    if (token) {
+      try {
+        const room = await reclaimSeat<PhysicsRoom>(this.client, token, RoomState, {
+          withinMs: code === ABNORMAL_CLOSURE ? RECLAIM_WITHIN_MS : SEAT_HELD_MS,
+          stopped: () => this.closedByUs,
+          onAttempt: (err) => (this.detail = err.message),
+        });
+        if (this.closedByUs) return void room.leave(true);
+        this.attach(room);
+        this.set("connected", "reconnected");
+        return;
+      } catch (err) {
+        this.detail = (err as Error).message;
+      }
+    }
     let delay = 250;
     while (!this.closedByUs) {
-      this.set("reconnecting", `room closed (${code}), reconnecting…`);
+      this.set("reconnecting", `room closed (${code}), joining it again…`);
       try {
-        const room =
-          Date.now() < until && token
-            ? ((await this.client.reconnect(token, RoomState)) as PhysicsRoom)
-            : await this.joinTarget(this.target, true);
-        this.attach(room);
+        this.attach(await this.joinTarget(this.target, true));
         return;
       } catch (err) {
         this.detail = (err as Error).message;

@@ -1,0 +1,50 @@
+import type { Client } from "@colyseus/sdk";
+
+/** How often a lost seat is asked for again, ms. */
+export const RECLAIM_INTERVAL_MS = 500;
+/**
+ * How long a seat is worth asking for after the connection dropped, ms: the server holds a dropped seat
+ * for its RECONNECT_SECONDS (10 s by default), and when the room's process died, a surviving process
+ * resumes the room within a few seconds and holds its players' seats for at least 20 s from then.
+ */
+export const RECLAIM_WITHIN_MS = 25_000;
+
+export interface ReclaimOptions {
+  /** Give up after this long, ms (default RECLAIM_WITHIN_MS). */
+  withinMs?: number;
+  /** Pause between attempts, ms (default RECLAIM_INTERVAL_MS). */
+  intervalMs?: number;
+  /** Stop early (the player left meanwhile). */
+  stopped?: () => boolean;
+  /** Told the error of every failed attempt. */
+  onAttempt?: (error: Error) => void;
+}
+
+/**
+ * Gets a dropped session back into its room with its reconnection token (`room.reconnectionToken`, which
+ * names the room), through the matchmaker's HTTP route rather than the old socket's address: the
+ * matchmaker finds the room wherever it runs now. That is what survives the room's process dying: the
+ * SDK's own automatic reconnection (room.reconnection) reopens the dead process's address and keeps
+ * failing, while a surviving process has resumed the room under the same id and holds the seat for this
+ * token. Same session, same avatar; the answer is a new Room object (re-attach listeners to it).
+ * Resolves with the room, or rejects with the last error once `withinMs` has passed.
+ */
+export async function reclaimSeat<R>(
+  client: Client,
+  token: string,
+  rootSchema: unknown,
+  options: ReclaimOptions = {},
+): Promise<R> {
+  const until = Date.now() + (options.withinMs ?? RECLAIM_WITHIN_MS);
+  const interval = options.intervalMs ?? RECLAIM_INTERVAL_MS;
+  for (;;) {
+    try {
+      return (await client.reconnect(token, rootSchema as never)) as unknown as R;
+    } catch (err) {
+      options.onAttempt?.(err as Error);
+      if (Date.now() + interval >= until || options.stopped?.()) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, interval));
+    if (options.stopped?.()) throw new Error("stopped");
+  }
+}
