@@ -120,7 +120,10 @@ export function renderMarkdown(r: LoadReport, svgName: string): string {
   for (const s of r.stages) {
     const b = s.server.busyMsPerSecond;
     const checkpoints = b.checkpoints ?? 0;
-    const share = b.ticks > 0 ? ` (${((100 * checkpoints) / b.ticks).toFixed(2)} %)` : "";
+    const bases = s.server.checkpointBasesPerSecond
+      ? `; bases ${s.server.checkpointBaseMsPerSecond} ms/s, ${s.server.checkpointBasesPerSecond}/s, encoded on a worker: ${s.server.checkpointWorkerMsPerSecond ?? 0} ms/s`
+      : "";
+    const share = b.ticks > 0 ? ` (${((100 * checkpoints) / b.ticks).toFixed(2)} % of ticks${bases})` : "";
     lines.push(
       `| ${s.rooms}${s.phase === "recovery" ? " (down)" : ""} | ${b.ticks} | ${b.sync} | ${b.patches} | ${checkpoints}${share} | ${b.other} | ${s.server.syncMsPerPatch} | ${s.server.encodeMsPerPatch} | ${s.server.patchBytes} | ${s.bodiesPerRoom.min}-${s.bodiesPerRoom.max} |`,
     );

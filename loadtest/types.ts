@@ -76,6 +76,11 @@ export interface StageResult {
     heapMB: number;
     /** Thread time per wall second, ms: ticks, state sync, patch encode+send, the rest (messages, HTTP, GC…). */
     busyMsPerSecond: { ticks: number; sync: number; patches: number; checkpoints: number; other: number };
+    /** Of busyMsPerSecond.checkpoints, the bases (room snapshots encoded), and bases written per second (0 without --redis). */
+    checkpointBaseMsPerSecond?: number;
+    checkpointBasesPerSecond?: number;
+    /** Encoding the bases on the checkpoint encoder's worker thread (off the rooms' thread), ms per second. */
+    checkpointWorkerMsPerSecond?: number;
     syncMsPerPatch: number;
     encodeMsPerPatch: number;
     patchBytes: number;

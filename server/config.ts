@@ -29,7 +29,7 @@ export interface ServerLimits extends AdmissionLimits {
   replayDirMaxBytes: number;
   /**
    * CHECKPOINT_BASE_SECONDS: longest time between two failover bases of a room (Redis only; a base is
-   * written sooner when re-running the log since the last one would take more than 0.4 s). Default 30.
+   * written sooner when re-running the log since the last one would take more than 0.6 s). Default 60.
    */
   checkpointBaseSeconds: number;
   /** REPLAY_DIR_MAX_FILES: at most this many replay files (each keeps a `replay-host` key in Redis); oldest closed ones deleted first. Default 10000. */
@@ -63,7 +63,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxRooms: 500,
   replayDirMaxBytes: 1024 * 1024 * 1024,
   replayDirMaxFiles: 10_000,
-  checkpointBaseSeconds: 30,
+  checkpointBaseSeconds: 60,
   replayFileMaxBytes: 256 * 1024 * 1024,
   processCheckIntervalMs: 1500,
   shutdownTimeoutMs: 4500,

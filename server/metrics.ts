@@ -115,8 +115,8 @@ export class RoomMetrics {
   /** Time spent copying simulation state into the schema and encoding/sending patches, ms. */
   syncMs = 0;
   patchMs = 0;
-  /** CPU spent on the room's failover checkpoints (snapshots, encoding, JSON; server/failover/), ms. */
-  checkpointMs = 0;
+  /** The room's failover checkpoints (server/failover/checkpointer.ts): CPU spent, ms; the bases' share; bases written. */
+  checkpoint: { readonly cpuMs: number; readonly baseMs: number; readonly bases: number; readonly workerMs: number } | null = null;
   rejectedInputs = 0;
   /** Bodies the engine removed (left world.bounds or became non-finite). */
   removedBodies = 0;
@@ -228,7 +228,10 @@ function trafficAndScheduleSeries(out: string[], rooms: readonly RoomMetrics[], 
   perRoom(out, rooms, "physics_tick_skipped_total", "counter", "Ticks dropped by the fixed-timestep accumulator (simulation fell behind).", (m) => m.loop.skipped);
   perRoom(out, rooms, "physics_patch_sync_ms_total", "counter", "Time copying simulation state into the schema, milliseconds.", (m) => m.syncMs);
   perRoom(out, rooms, "physics_patch_encode_ms_total", "counter", "Time encoding and sending patches, milliseconds.", (m) => m.patchMs);
-  perRoom(out, rooms, "physics_checkpoint_ms_total", "counter", "CPU spent writing failover checkpoints (room snapshots and logs), milliseconds.", (m) => m.checkpointMs);
+  perRoom(out, rooms, "physics_checkpoint_ms_total", "counter", "CPU spent writing failover checkpoints (room snapshots and logs), milliseconds.", (m) => m.checkpoint?.cpuMs ?? 0);
+  perRoom(out, rooms, "physics_checkpoint_base_ms_total", "counter", "Of physics_checkpoint_ms_total, the bases (room snapshots encoded), milliseconds.", (m) => m.checkpoint?.baseMs ?? 0);
+  perRoom(out, rooms, "physics_checkpoint_bases_total", "counter", "Failover checkpoint bases written.", (m) => m.checkpoint?.bases ?? 0);
+  perRoom(out, rooms, "physics_checkpoint_worker_ms_total", "counter", "Time the checkpoint encoder's worker thread spent encoding this room's bases, milliseconds.", (m) => m.checkpoint?.workerMs ?? 0);
   perRoom(out, rooms, "physics_room_cpu_ms_per_second", "gauge", "CPU the room's ticks used in the last second, milliseconds per second.", (m) => m.cpu?.lastSecondMs ?? 0);
   perRoom(out, rooms, "physics_room_cpu_budget_ms_per_second", "gauge", "The room's CPU budget, milliseconds per second.", (m) => m.cpu?.msPerSecond ?? 0);
   perRoom(out, rooms, "physics_room_cpu_overrun_seconds_total", "counter", "Seconds the room spent over its CPU budget.", (m) => m.cpu?.overrunSeconds ?? 0);

@@ -1,11 +1,11 @@
-import type { SimInput } from "../../shared/sim/index.ts";
+import type { TickLine } from "../replay/format.ts";
 
 /**
  * Room checkpoints in Redis: what a surviving process needs to resume a room whose process died.
  *
  * A checkpoint is a base (the room simulation's exact snapshot as bytes, shared/sim/room-snapshot-bytes.ts)
- * plus a log of what happened since: every tick's hash and the inputs applied at it, appended in small
- * entries. Resuming restores the base and re-runs the log, checking every tick's hash, so the room
+ * plus a log of what happened since: every tick's replay line (its hash and the inputs applied at it,
+ * replay/format.ts: the same text the room records), appended in small entries. Resuming restores the base and re-runs the log, checking every tick's hash, so the room
  * continues at the last logged tick bit for bit, as if it had never stopped (the engine is deterministic).
  * A base is cheap to write only now and then (an arena room's is ~250 KB); a log entry is a few hundred
  * bytes, so entries go out often (RoomCheckpointer) and little simulation is lost.
@@ -53,11 +53,9 @@ export interface CheckpointMeta {
   segment: number;
 }
 
-/** Ticks `from`..`from + hashes.length - 1`: each tick's hash, the inputs of those that had any, and who holds a seat. */
+/** Ticks since the previous entry (their replay lines, in order), and who holds a seat. */
 export interface LogEntry {
-  from: number;
-  hashes: string[];
-  inputs: [number, SimInput[]][];
+  ticks: TickLine[];
   /** Sessions and their reconnection tokens at the end of these ticks (connected, dropped or not yet back). */
   seats: [string, string][];
 }
@@ -108,11 +106,23 @@ return 1`;
 /** The parts of an ioredis client the store uses (a real ioredis client in the server; Buffer replies for the base). */
 export interface CheckpointRedis {
   eval(script: string, numKeys: number, ...args: (string | Buffer | number)[]): Promise<unknown>;
+  defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): void;
+  pipeline(): { exec(): Promise<[Error | null, unknown][] | null> } & Record<string, unknown>;
   hgetall(key: string): Promise<Record<string, string>>;
   hgetBuffer(key: string, field: string): Promise<Buffer | null>;
   hmget(key: string, ...fields: string[]): Promise<(string | null)[]>;
   lrange(key: string, start: number, stop: number): Promise<string[]>;
   set(key: string, value: string, px: "PX", ms: number, nx: "NX"): Promise<"OK" | null>;
+}
+
+/** Log entries of several rooms sent to Redis together: one pipeline, one socket write (CheckpointStore.send). */
+export class AppendBatch {
+  readonly items: { roomId: string; text: string; resolve: () => void; reject: (err: Error) => void }[] = [];
+
+  /** Queues one room's entry; settles when the batch's pipeline answers (RoomTakenOver, CheckpointLost as `append`). */
+  append(roomId: string, text: string): Promise<void> {
+    return new Promise((resolve, reject) => this.items.push({ roomId, text, resolve, reject }));
+  }
 }
 
 export class CheckpointStore {
@@ -123,6 +133,31 @@ export class CheckpointStore {
   constructor(redis: CheckpointRedis, processId: () => string) {
     this.redis = redis;
     this.processId = processId;
+    // EVALSHA through ioredis (the script is sent once, then named by its hash), in pipelines too.
+    redis.defineCommand("checkpointAppend", { numberOfKeys: 3, lua: APPEND });
+  }
+
+  /** Sends a batch of log entries in one pipeline (the write happens now; each entry's promise settles with its answer). */
+  send(batch: AppendBatch): void {
+    if (batch.items.length === 0) return;
+    const pipeline = this.redis.pipeline();
+    const append = pipeline.checkpointAppend as (...args: (string | number)[]) => unknown;
+    for (const item of batch.items) append.call(pipeline, ROOMS_KEY, baseKey(item.roomId), logKey(item.roomId), item.roomId, this.processId(), item.text, CHECKPOINT_TTL_MS);
+    const items = batch.items;
+    pipeline.exec().then(
+      (results) => {
+        items.forEach((item, k) => {
+          const [err, answer] = results?.[k] ?? [new Error("no answer"), null];
+          if (err) item.reject(err);
+          else if (answer === -1) item.reject(new CheckpointLost(`room ${item.roomId} has no checkpoint in Redis`));
+          else if (answer !== 1) item.reject(new RoomTakenOver(`room ${item.roomId} is owned by another process`));
+          else item.resolve();
+        });
+      },
+      (err: Error) => {
+        for (const item of items) item.reject(err);
+      },
+    );
   }
 
   /** A new base for the room: replaces the previous one and clears its log. RoomTakenOver when another process owns the room. */

@@ -7,6 +7,8 @@ import type { RedisHealth } from "../redis-health.ts";
 import type { RoomFailover } from "../rooms/room-config.ts";
 import { RoomAdoption } from "./adoption.ts";
 import { type CheckpointRedis, CheckpointStore } from "./checkpoint-store.ts";
+import { BaseEncoder } from "./base-encoder.ts";
+import { CheckpointFlusher } from "./checkpointer.ts";
 import { PendingResumes } from "./resume.ts";
 
 /** A clustered server's failover: its checkpoint connection, the store, the resumes it is about to make, the adoption. */
@@ -27,11 +29,17 @@ export function createFailover(redisUrl: string, keyPrefix: string, health: Redi
   const store = new CheckpointStore(redis as unknown as CheckpointRedis, () => matchMaker.processId);
   const pending = new PendingResumes();
   const adoption = new RoomAdoption(store, pending, games);
+  const flusher = new CheckpointFlusher(store);
+  const encoder = new BaseEncoder();
   return {
     store,
     pending,
     adoption,
+    flusher,
+    encoder,
     async close() {
+      flusher.stop();
+      await encoder.stop();
       await redis.quit().catch(() => redis.disconnect());
     },
   };

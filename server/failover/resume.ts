@@ -61,14 +61,13 @@ export async function rerunLog(sim: RoomSim, checkpoint: Checkpoint, onStep: (re
   let seats = checkpoint.seats;
   let sinceTurn = 0;
   for (const entry of checkpoint.log) {
-    const inputs = new Map(entry.inputs);
-    for (let k = 0; k < entry.hashes.length; k++) {
-      const tick = entry.from + k;
+    for (const line of entry.ticks) {
+      const tick = line.t;
       if (tick !== sim.tick + 1) throw new ResumeDivergence(`checkpoint log of room ${checkpoint.meta.roomId}: tick ${tick} follows tick ${sim.tick}`);
-      for (const input of inputs.get(tick) ?? []) sim.enqueue(input);
+      for (const input of line.i ?? []) sim.enqueue(input);
       const result = sim.step();
-      if (result.hash !== entry.hashes[k]) {
-        throw new ResumeDivergence(`checkpoint log of room ${checkpoint.meta.roomId}: tick ${tick} re-ran to hash ${result.hash}, logged ${entry.hashes[k]}`);
+      if (result.hash !== line.h) {
+        throw new ResumeDivergence(`checkpoint log of room ${checkpoint.meta.roomId}: tick ${tick} re-ran to hash ${result.hash}, logged ${line.h}`);
       }
       onStep(result);
       if (++sinceTurn >= TICKS_PER_TURN) {

@@ -7,6 +7,13 @@ import { DEFAULT_KEYFRAME_INTERVAL, type ReplayHeader, REPLAY_FORMAT, type Resum
 /** Default replay directory, relative to the working directory (env REPLAY_DIR overrides). */
 export const DEFAULT_REPLAY_DIR = "data/replays";
 
+/** A tick's replay line (format.ts): its number, its hash and the inputs applied at its start, as JSON. */
+export function tickLineJson(result: StepResult): string {
+  const line: TickLine = { t: result.tick, h: result.hash };
+  if (result.applied.length > 0) line.i = result.applied;
+  return JSON.stringify(line);
+}
+
 export function replayPath(dir: string, roomId: string): string {
   return join(dir, `${roomId}.ndjson`);
 }
@@ -122,11 +129,14 @@ export class ReplayRecorder {
 
   /** Records one tick; adds a keyframe every keyframeInterval ticks. */
   record(result: StepResult, sim: RoomSim): void {
+    this.recordLine(tickLineJson(result), result.tick, sim);
+  }
+
+  /** Records one tick given its line (tickLineJson: the room makes it once for the recording and its checkpoints). */
+  recordLine(line: string, tick: number, sim: RoomSim): void {
     if (this.closed) return;
-    const line: TickLine = { t: result.tick, h: result.hash };
-    if (result.applied.length > 0) line.i = result.applied;
-    this.push(JSON.stringify(line));
-    if (result.tick % this.keyframeInterval === 0) this.keyframe(sim);
+    this.push(line);
+    if (tick % this.keyframeInterval === 0) this.keyframe(sim);
     if (this.bytesWritten + this.bufferedBytes >= this.maxBytes) {
       // Bounded disk use: the file ends cleanly here (final keyframe + end line) and still verifies.
       this.stoppedReason = `size limit of ${this.maxBytes} bytes reached`;

@@ -27,11 +27,11 @@ import { type AdminCommand, AppliedCommands, applyOnce } from "../admin/commands
 import { SEAT_USED_CHANNEL } from "../admission.ts";
 import { type BudgetAction, RoomCpuBudget } from "../cpu/room-budget.ts";
 import { RoomMetrics } from "../metrics.ts";
-import { ReplayRecorder } from "../replay/recorder.ts";
+import { ReplayRecorder, tickLineJson } from "../replay/recorder.ts";
 import { resolveScenario } from "../scenario-input.ts";
 import { releaseUnclaimedSeats } from "../shutdown.ts";
 import { StateSync } from "../state-sync.ts";
-import { CHECKPOINT_EVERY_MS, RoomCheckpointer } from "../failover/checkpointer.ts";
+import { type CheckpointSource, RoomCheckpointer } from "../failover/checkpointer.ts";
 import { type ResumePlan, rerunLog, restoreBase } from "../failover/resume.ts";
 import { InputGate } from "./input-gate.ts";
 import { InputLimiter } from "./input-limiter.ts";
@@ -137,8 +137,9 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
   started = false;
   /** Admin changes applied, by request id (a retried call is answered, not applied again). */
   private readonly commands = new AppliedCommands<Promise<AdminAnswer>>();
-  /** The room's checkpoints in Redis (clustered servers only). */
+  /** The room's checkpoints in Redis (clustered servers only), and the room as the process's checkpoint flusher sees it. */
   checkpointer: RoomCheckpointer | null = null;
+  private checkpointSource: CheckpointSource | null = null;
   /** Replay segment this process records (1 unless the room was resumed after its process died). */
   private segment = 1;
   /** A resumed room: its players' sessions and tokens from the checkpoint, until their seats are reserved. */
@@ -207,8 +208,9 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.segment = meta.segment + 1;
     await this.buildSimulation(sim.scenario, plan.game, { sim, base: plan.checkpoint.base });
     this.resumedSeats = await rerunLog(sim, plan.checkpoint, (result) => {
-      this.recorder?.record(result, sim);
-      this.checkpointer?.record(result, 0);
+      const line = tickLineJson(result);
+      this.recorder?.recordLine(line, result.tick, sim);
+      this.checkpointer?.record(line, 0);
     });
     this.sync.sync(sim);
     this.startTicking();
@@ -230,15 +232,6 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
       void reserve(sessionId, {}, undefined, seconds, false, token);
     }
     this.resumedSeats = [];
-  }
-
-  /** Sends the room's checkpoint (server/failover/checkpointer.ts), its CPU counted in the room's metrics. */
-  private checkpoint(): void {
-    const checkpointer = this.checkpointer;
-    if (!checkpointer) return;
-    const before = checkpointer.cpuMs;
-    checkpointer.flush(this.sim, this.seats());
-    this.metrics.checkpointMs += checkpointer.cpuMs - before;
   }
 
   /** The room's sessions and their reconnection tokens: connected clients, then those dropped and awaited (for the checkpoint). */
@@ -295,8 +288,9 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
         patchRateMs: this.patchRateMs,
         seed,
         segment: this.segment,
-      }, config.limits.checkpointBaseSeconds * 1000);
+      }, config.limits.checkpointBaseSeconds * 1000, config.failover.encoder);
       this.checkpointer.onTakenOver = () => this.closeTakenOver();
+      this.metrics.checkpoint = this.checkpointer;
     }
   }
 
@@ -320,9 +314,18 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.metrics.loop.stepMs = 1000 / this.sim.world.settings.tickRate;
     this.patchRate = this.patchRateMs;
     this.clock.setInterval(() => void this.recorder?.flush(), 500);
-    if (this.checkpointer) {
-      this.checkpoint();
-      this.clock.setInterval(() => this.checkpoint(), CHECKPOINT_EVERY_MS);
+    if (this.checkpointer && this.config.failover) {
+      // The first base now; then the process's flusher sends this room's entries with every other room's.
+      this.checkpointer.flush(this.sim, this.seats());
+      const room = this;
+      this.checkpointSource = {
+        checkpointer: this.checkpointer,
+        get sim() {
+          return room.sim;
+        },
+        seats: () => this.seats(),
+      };
+      this.config.failover.flusher.add(this.checkpointSource);
     }
     this.refreshListing();
     this.started = true;
@@ -467,6 +470,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const reason = this.closeReason ?? (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN ? "shutdown" : "dispose");
     await this.recorder?.close(this.sim, reason);
     config?.replayStore.unregister(this.roomId);
+    if (this.checkpointSource) config?.failover?.flusher.delete(this.checkpointSource);
     await this.checkpointer?.close();
     // A room refused during onCreate never ran: its refusal is logged by the admission.
     if (this.started) logger.info({ ...this.logFields(), reason, clients: this.clients.length }, "room disposed");
@@ -563,10 +567,12 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     const t0 = performance.now();
     this.gate.stepped();
     const result = this.sim.step();
-    // What re-running this tick would cost a resume (the checkpointer times its next base by it).
-    this.checkpointer?.record(result, performance.now() - t0);
+    const stepMs = performance.now() - t0;
+    // One line for the replay and the checkpoint; the step's time is what re-running it costs a resume.
+    const line = this.recorder !== null || this.checkpointer !== null ? tickLineJson(result) : "";
+    this.checkpointer?.record(line, stepMs);
     if (this.sim.world.removedLastStep.length > 0) this.reportRemoved(this.sim.world.removedLastStep);
-    this.recorder?.record(result, this.sim);
+    this.recorder?.recordLine(line, result.tick, this.sim);
     if (result.hookErrors.length > 0) this.reportHookErrors(result.hookErrors);
     if (this.sim.runtime.failed !== null && this.closeReason === null) this.closeFailedGame(this.sim.runtime.failed);
     this.metrics.tick = result.tick;

@@ -5,6 +5,8 @@ import type { ServerLimits } from "../config.ts";
 import type { ScenarioProbe } from "../cpu/probe.ts";
 import type { ServerMetrics } from "../metrics.ts";
 import type { CheckpointStore } from "../failover/checkpoint-store.ts";
+import type { BaseEncoder } from "../failover/base-encoder.ts";
+import type { CheckpointFlusher } from "../failover/checkpointer.ts";
 import type { PendingResumes } from "../failover/resume.ts";
 import type { ReplayStore } from "../replay/store.ts";
 import type { LiveRooms } from "./live-rooms.ts";
@@ -74,6 +76,10 @@ export interface RoomFailover {
   readonly store: CheckpointStore;
   /** Rooms about to be created again under their ids on this process. */
   readonly pending: PendingResumes;
+  /** Sends every room's log entries together (one pipeline per round). */
+  readonly flusher: CheckpointFlusher;
+  /** Encodes bases on a worker thread. */
+  readonly encoder: BaseEncoder;
 }
 
 /** Option key of the room definition's options under which a room finds its RoomConfig. */

@@ -89,6 +89,7 @@ class Player {
   readonly lostWith: number[] = [];
   welcomes: WelcomeMessage[] = [];
   private lostAt = 0;
+  private left = false;
   private step = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
 
@@ -116,7 +117,9 @@ class Player {
       if (this.room !== room) return;
       this.lostWith.push(code);
       this.lostAt = Date.now();
-      void reclaimSeat<Room<unknown, RoomState>>(this.client, room.reconnectionToken, RoomState).then((again) => this.attach(again));
+      void reclaimSeat<Room<unknown, RoomState>>(this.client, room.reconnectionToken, RoomState, { stopped: () => this.left })
+        .then((again) => this.attach(again))
+        .catch(() => {});
     });
   }
 
@@ -133,6 +136,7 @@ class Player {
   }
 
   async leave(): Promise<void> {
+    this.left = true;
     if (this.timer) clearInterval(this.timer);
     await this.room.leave(true).catch(() => {});
   }

@@ -1,7 +1,10 @@
 import type { Client } from "@colyseus/sdk";
 
-/** How often a lost seat is asked for again, ms. */
+/** Pause before the second attempt, ms; it grows by half after every failure up to RECLAIM_MAX_INTERVAL_MS (each attempt counts against the server's per-address seat-reservation limit: 60 a minute, bursts of 20). */
 export const RECLAIM_INTERVAL_MS = 500;
+export const RECLAIM_MAX_INTERVAL_MS = 1000;
+/** The matchmaker's answer when the room runs but holds no seat for this token (Colyseus ErrorCode.MATCHMAKE_EXPIRED): asking again cannot help. */
+const SEAT_GONE = 524;
 /**
  * How long a seat is worth asking for after the connection dropped, ms: the server holds a dropped seat
  * for its RECONNECT_SECONDS (10 s by default), and when the room's process died, a surviving process
@@ -12,7 +15,7 @@ export const RECLAIM_WITHIN_MS = 25_000;
 export interface ReclaimOptions {
   /** Give up after this long, ms (default RECLAIM_WITHIN_MS). */
   withinMs?: number;
-  /** Pause between attempts, ms (default RECLAIM_INTERVAL_MS). */
+  /** First pause between attempts, ms (default RECLAIM_INTERVAL_MS; grows by half up to RECLAIM_MAX_INTERVAL_MS). */
   intervalMs?: number;
   /** Stop early (the player left meanwhile). */
   stopped?: () => boolean;
@@ -27,7 +30,8 @@ export interface ReclaimOptions {
  * SDK's own automatic reconnection (room.reconnection) reopens the dead process's address and keeps
  * failing, while a surviving process has resumed the room under the same id and holds the seat for this
  * token. Same session, same avatar; the answer is a new Room object (re-attach listeners to it).
- * Resolves with the room, or rejects with the last error once `withinMs` has passed.
+ * Resolves with the room, or rejects with the last error once `withinMs` has passed, or at once when the
+ * room answers that it holds no seat for this token.
  */
 export async function reclaimSeat<R>(
   client: Client,
@@ -36,15 +40,16 @@ export async function reclaimSeat<R>(
   options: ReclaimOptions = {},
 ): Promise<R> {
   const until = Date.now() + (options.withinMs ?? RECLAIM_WITHIN_MS);
-  const interval = options.intervalMs ?? RECLAIM_INTERVAL_MS;
+  let interval = options.intervalMs ?? RECLAIM_INTERVAL_MS;
   for (;;) {
     try {
       return (await client.reconnect(token, rootSchema as never)) as unknown as R;
     } catch (err) {
       options.onAttempt?.(err as Error);
-      if (Date.now() + interval >= until || options.stopped?.()) throw err;
+      if ((err as { code?: number }).code === SEAT_GONE || Date.now() + interval >= until || options.stopped?.()) throw err;
     }
     await new Promise((resolve) => setTimeout(resolve, interval));
+    interval = Math.min(RECLAIM_MAX_INTERVAL_MS, interval * 1.5);
     if (options.stopped?.()) throw new Error("stopped");
   }
 }
