@@ -15,6 +15,11 @@ export const RERUN_BUDGET_MS = 600;
 export const BASE_MIN_INTERVAL_MS = 5000;
 /** Largest log between two bases, bytes of JSON (a room flooded with inputs gets a base sooner). */
 export const LOG_MAX_BYTES = 512 * 1024;
+/**
+ * Bases the process takes per flush round at most (each is a snapshot on the rooms' thread): a burst of
+ * new rooms gets its first bases over a few rounds instead of stalling every room's ticks in one.
+ */
+export const BASES_PER_ROUND = 4;
 
 /**
  * One room's checkpoints (checkpoint-store.ts): the room hands it every tick's result and what the tick
@@ -39,6 +44,8 @@ export class RoomCheckpointer {
   private logBytes = 0;
   private readonly baseEveryMs: number;
   private writing = false;
+  /** The write in flight (close waits for it: a base landing after the removal would bring a closed room back). */
+  private inflight: Promise<void> | null = null;
   private closed = false;
   /** CPU spent on checkpoints so far, ms (snapshots, encoding, JSON), and the part of it spent on bases. */
   cpuMs = 0;
@@ -50,6 +57,8 @@ export class RoomCheckpointer {
   /** Bases and log entries written. */
   bases = 0;
   entries = 0;
+  /** Tick of the last base Redis acknowledged (undefined until the first: the room cannot be resumed before). */
+  acknowledgedBaseTick: number | undefined = undefined;
   private readonly now: () => number;
   /** Called once if another process has resumed the room (this process was cut off from Redis and declared dead meanwhile). */
   onTakenOver: () => void = () => {};
@@ -81,13 +90,16 @@ export class RoomCheckpointer {
    * sessions and tokens. A log entry goes into `batch` when one is given (CheckpointFlusher sends every
    * room's at once), else straight to the store.
    */
-  flush(sim: RoomSim, seats: [string, string][], batch?: AppendBatch): boolean {
+  flush(sim: RoomSim, seats: [string, string][], batch?: AppendBatch, allowance?: { bases: number }): boolean {
     if (this.writing || this.closed) return false;
     const t0 = performance.now();
     const now = this.now();
     let write: Promise<void>;
     let kind: "base" | "entry";
-    if (this.baseDue(now)) {
+    const baseDue = this.baseDue(now);
+    // A base due but not allowed this round: an entry meanwhile if the log can take one, else nothing.
+    if (baseDue && allowance !== undefined && allowance.bases <= 0 && this.needsBase) return false;
+    if (baseDue && (allowance === undefined || allowance.bases-- > 0)) {
       // The snapshot is taken now, between ticks; ticks recorded while it is encoded go into the next entry.
       const snapshot = sim.snapshot();
       const tick = sim.tick;
@@ -103,7 +115,9 @@ export class RoomCheckpointer {
       write = encoded.then((base) => {
         this.bytes += base.bytes.byteLength;
         this.workerMs += base.workerMs;
-        return this.store.writeBase(this.meta, base.bytes, tick, seats);
+        return this.store.writeBase(this.meta, base.bytes, tick, seats).then(() => {
+          this.acknowledgedBaseTick = tick;
+        });
       });
       this.baseMs += performance.now() - t0;
     } else {
@@ -124,7 +138,7 @@ export class RoomCheckpointer {
     }
     this.cpuMs += performance.now() - t0;
     this.writing = true;
-    write
+    this.inflight = write
       .catch((err: Error) => {
         if (err instanceof RoomTakenOver) {
           this.closed = true;
@@ -147,10 +161,11 @@ export class RoomCheckpointer {
     this.cpuMs += ms;
   }
 
-  /** The room closed: its checkpoint goes (nothing to resume). */
+  /** The room closed: its checkpoint goes (nothing to resume), after the write in flight has landed. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.inflight;
     await this.store.remove(this.meta.roomId).catch(() => {});
   }
 }
@@ -193,12 +208,13 @@ export class CheckpointFlusher {
     }
   }
 
-  /** One round: every room's flush, then the batch of their entries in one pipeline. */
+  /** One round: every room's flush (at most BASES_PER_ROUND bases), then the batch of their entries in one pipeline. */
   flushAll(): void {
     const batch = new AppendBatch();
     const inBatch: RoomCheckpointer[] = [];
+    const allowance = { bases: BASES_PER_ROUND };
     for (const room of this.rooms) {
-      if (room.checkpointer.flush(room.sim, room.seats(), batch)) inBatch.push(room.checkpointer);
+      if (room.checkpointer.flush(room.sim, room.seats(), batch, allowance)) inBatch.push(room.checkpointer);
     }
     if (inBatch.length === 0) return;
     const t0 = performance.now();

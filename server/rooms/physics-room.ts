@@ -315,8 +315,8 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
     this.patchRate = this.patchRateMs;
     this.clock.setInterval(() => void this.recorder?.flush(), 500);
     if (this.checkpointer && this.config.failover) {
-      // The first base now; then the process's flusher sends this room's entries with every other room's.
-      this.checkpointer.flush(this.sim, this.seats());
+      // The process's flusher writes this room's first base within a round or a few, then sends its
+      // entries with every other room's.
       const room = this;
       this.checkpointSource = {
         checkpointer: this.checkpointer,
@@ -805,6 +805,7 @@ export class PhysicsRoom extends Room<{ state: RoomState }> implements LiveRoom 
       finite: worldIsFinite(this.sim),
       removedBodies: this.metrics.removedBodies,
       recording: this.recorder !== null && !this.recorder.isClosed,
+      ...(this.checkpointer?.acknowledgedBaseTick !== undefined ? { checkpointTick: this.checkpointer.acknowledgedBaseTick } : {}),
       kineticEnergy: this.sim.world.kineticEnergy(),
       cpu: {
         msPerSecond: this.budget.lastSecondMs,

@@ -104,6 +104,11 @@ export const RoomInfo = Type.Object({
   removedBodies: Type.Integer(),
   /** The replay is being recorded (false after a disk error or the size limit). */
   recording: Type.Boolean(),
+  /**
+   * Several processes: the tick of the room's last failover base Redis has acknowledged (server/failover/).
+   * Absent without Redis, and until the first base is written: only then can another process resume the room.
+   */
+  checkpointTick: Type.Optional(Type.Integer()),
   /** Σ ½mv² + ½ωᵀIω over dynamic bodies, joules (the client's energy plot: restitution must not add energy). */
   kineticEnergy: Type.Number(),
   cpu: RoomCpu,

@@ -80,6 +80,7 @@ describe.runIf(hasRedis)("browser client through a failover", () => {
     const { roomId } = await json<{ roomId: string }>(api(H.url, "POST", "/rooms", { scenario: "arena" }));
     await eventually("the room listed on H", async () => (await json<{ roomId: string; processId: string }[]>(api(tUrl, "GET", "/rooms"))).find((r) => r.roomId === roomId)?.processId === hId);
 
+    await eventually("the room checkpointed", async () => (await json<{ roomId: string; checkpointTick?: number }[]>(api(tUrl, "GET", "/rooms"))).find((r) => r.roomId === roomId)?.checkpointTick !== undefined);
     page = await browser.newPage({ viewport: { width: 800, height: 500 } });
     const pageErrors: string[] = [];
     page.on("pageerror", (err) => pageErrors.push(err.message));

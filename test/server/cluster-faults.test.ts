@@ -29,6 +29,7 @@ interface Listed {
   roomId: string;
   processId: string;
   scenario: string;
+  checkpointTick?: number;
 }
 interface ProcessRow {
   processId: string;
@@ -185,6 +186,8 @@ describe.runIf(hasRedis)("two processes at the operator's defaults", () => {
   it("B killed: its rooms leave B within 7 s, resumed on A (default check interval)", async () => {
     const onB = await roomOnB();
     const a = await idOf(A);
+    // Resumable once its first checkpoint base is in Redis (the listing shows its tick).
+    await eventually("B's room checkpointed", async () => (await rooms(A)).find((r) => r.roomId === onB.roomId)?.checkpointTick !== undefined, 15_000);
     B.child.kill("SIGKILL");
     await B.exited;
     const killed = Date.now();

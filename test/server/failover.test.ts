@@ -53,6 +53,7 @@ const dirs = { h: "", s: "", p: "" };
 interface Listed {
   roomId: string;
   processId: string;
+  checkpointTick?: number;
 }
 interface ProcessRow {
   processId: string;
@@ -200,6 +201,7 @@ describe.runIf(hasRedis)("a room outlives its process", () => {
     for (const p of players) await p.join(roomId);
     // Past the first bases (every 4 s here), so the resume starts from a base of the running game plus its log.
     await sleep(6500);
+    await eventually("a base of the running game in Redis", async () => ((await listing(S)).find((r) => r.roomId === roomId)?.checkpointTick ?? 0) > 0);
 
     H.child.kill("SIGKILL");
     const killedAt = Date.now();
@@ -283,7 +285,8 @@ describe.runIf(hasRedis)("a room outlives its process", () => {
     await eventually("the room listed on P", async () => (await listing(S)).find((r) => r.roomId === roomId)?.processId === p);
     const players = [new Player(S.url), new Player(S.url)];
     for (const player of players) await player.join(roomId);
-    await sleep(2000);
+    await eventually("the room checkpointed", async () => (await listing(S)).find((r) => r.roomId === roomId)?.checkpointTick !== undefined);
+    await sleep(1000);
 
     relay.block(true);
     await eventually("S resumed P's room", async () => (await listing(S)).find((r) => r.roomId === roomId)?.processId === s, 15_000, 100);

@@ -44,6 +44,7 @@ interface RoomEntry {
   processId?: string;
   tick?: number;
   infoAgeMs?: number;
+  checkpointTick?: number;
   settings?: { gravity: number[]; friction: number | null };
 }
 
@@ -200,6 +201,8 @@ async function killBWithARoom(t: Topology): Promise<Room<unknown, RoomState>> {
   });
   victim.send(MSG_MOVE, { vx: -2, vz: 1 });
   await eventually("ticks recorded on B", async () => ((await json<RoomEntry>(api(viaA, "GET", `/rooms/${victim.roomId}`))).tick ?? 0) > 90);
+  // Resumable once its first checkpoint base is in Redis (the listing shows its tick).
+  await eventually("B's room checkpointed", async () => (await json<RoomEntry>(api(viaA, "GET", `/rooms/${victim.roomId}`))).checkpointTick !== undefined, 15_000);
   B.child.kill("SIGKILL");
   await B.exited;
   await eventually("the player notices B is gone", () => victimLeft !== null);

@@ -185,6 +185,10 @@ describe.runIf(hasRedis)("a Redis outage", () => {
     const created = await json<{ roomId: string }>(api(B.url, "POST", "/rooms", { scenario: "stack10" }));
     await eventually("B's room listed through A", async () => (await json<{ roomId: string }[]>(api(A.url, "GET", "/rooms"))).some((r) => r.roomId === created.roomId));
 
+    const checkpointTick = async () =>
+      (await json<{ roomId: string; checkpointTick?: number }[]>(api(A.url, "GET", "/rooms"))).find((r) => r.roomId === created.roomId)?.checkpointTick;
+    await eventually("B's room checkpointed", async () => (await checkpointTick()) !== undefined, 15_000);
+    const before = (await checkpointTick()) as number;
     await stopRedis();
     redis = await startRedis(redisPort);
     await eventually("B's room listed again in the empty Redis", async () => {
@@ -194,6 +198,8 @@ describe.runIf(hasRedis)("a Redis outage", () => {
     // Both processes wrote their load again when Redis came back (the sweep only checks processes it knows).
     await eventually("A and B in the process stats", async () => (await json<unknown[]>(api(A.url, "GET", "/processes"))).length === 2, 5000);
 
+    // B checkpoints its room again into the empty Redis (a new base, later than the lost one).
+    await eventually("B's room checkpointed again", async () => ((await checkpointTick()) ?? 0) > before, 15_000);
     const a = (await json<{ processId: string; self: boolean }[]>(api(A.url, "GET", "/processes"))).find((p) => p.self)?.processId;
     B.child.kill("SIGKILL");
     await B.exited;
