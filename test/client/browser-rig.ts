@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { build } from "vite";
 import { expect } from "vitest";
+import type { ServerLimits } from "../../server/config.ts";
 import { startTestServer, type TestServer } from "../server/helpers.ts";
 
 /**
@@ -41,11 +42,11 @@ export interface BrowserRig {
   close(): Promise<void>;
 }
 
-/** Chromium, a fresh client build and a test server (startTestServer) serving it. */
-export async function startBrowserRig(label: string): Promise<BrowserRig> {
+/** Chromium, a fresh client build and a test server (startTestServer) serving it, with `limits` if given. */
+export async function startBrowserRig(label: string, limits?: Partial<ServerLimits>): Promise<BrowserRig> {
   expectChromium();
   const dist = await buildClient(label);
-  const srv = await startTestServer({ clientDir: dist });
+  const srv = await startTestServer({ clientDir: dist, ...(limits ? { limits } : {}) });
   const browser = await launchChromium();
   return {
     dist,

@@ -38,7 +38,10 @@ let browser: Browser;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  rig = await startBrowserRig("games");
+  // The games' rooms are player rooms: on a saturated machine (the whole suite, Chromium) their CPU
+  // budget, measured in wall time, closed a soccer room mid-test (the second page then made a room of its
+  // own). This file is about the games in the page, not CPU admission (test/server/room-budget.test.ts).
+  rig = await startBrowserRig("games", { playerRoomCpuMs: 1000, playerRoomsCpuMs: 8000 });
   ({ srv, browser } = rig);
 }, 120_000);
 
