@@ -15,14 +15,28 @@ const SLOW = "test/**/*.slow.test.ts";
  * doubles). So it runs with the attack tests, alone.
  */
 const ALONE = ["test/engine/allocation.slow.test.ts"];
+/**
+ * Several server processes on a Redis of their own, killed, paused, cut off: their bars (a dead process's
+ * rooms resumed within 5 s, players back within 10 s, Redis healed within 5 s, placement of a 200-room
+ * burst) are about those processes' schedules. Beside the other files, a saturated machine made Colyseus'
+ * 2 s remote-creation timeout fire (and create rooms twice) and late detections, so they run one at a time.
+ */
+const CLUSTER = [
+  "test/server/cluster-faults.test.ts",
+  "test/server/redis-outage.test.ts",
+  "test/server/failover.test.ts",
+  "test/server/multiprocess.test.ts",
+  "test/client/failover.test.ts",
+];
 
 /**
- * Three projects, run one after the other by `npm test`:
+ * Four projects, run one after the other by `npm test`:
  * - `unit` (`npm run test:unit`): the engine, simulation, schema and scenario tests that need no socket,
  *   process or browser, in parallel; the inner loop.
  * - `main`: the server, client, load-test, deployment and documentation tests (real sockets, processes, Redis, nginx,
  *   Chromium) and the slow engine files (`*.slow.test.ts`: allocation profiling, cross-process and
  *   cross-browser determinism, thousand-body sleep runs), in parallel.
+ * - `cluster`: several processes on one Redis (CLUSTER), one file at a time.
  * - `hostile`: attacks on a real server process whose numbers are about the process's own schedule, so
  *   they run alone, one file at a time, with nothing else on the machine's cores; allocation profiling
  *   (ALONE) too.
@@ -40,12 +54,13 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["test/server/**/*.test.ts", "test/client/**/*.test.ts", "test/loadtest/**/*.test.ts", "test/deploy/**/*.test.ts", "test/docs/**/*.test.ts", SLOW],
-          exclude: ALONE,
+          exclude: [...ALONE, ...CLUSTER],
           // Two files at a time even on two cores: most of these wait on sockets, processes and a browser,
           // and one at a time (the default leaves a core idle) took the project past 12 minutes.
           maxWorkers: Math.max(2, availableParallelism()),
         },
       },
+      { extends: true, test: { name: "cluster", include: CLUSTER, fileParallelism: false } },
       { extends: true, test: { name: "hostile", include: ["test/hostile/**/*.test.ts", ...ALONE], fileParallelism: false } },
     ],
   },
