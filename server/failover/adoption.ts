@@ -22,8 +22,6 @@ export class RoomAdoption {
   private readonly store: CheckpointStore;
   private readonly pending: PendingResumes;
   private readonly games: GameRegistry;
-  /** Rooms this process resumed, and the ms each took from the claim to being listed (tests, metrics). */
-  readonly resumed: { roomId: string; from: string; ms: number; ticks: number }[] = [];
 
   constructor(store: CheckpointStore, pending: PendingResumes, games: GameRegistry) {
     this.store = store;
@@ -73,8 +71,6 @@ export class RoomAdoption {
     if (!room) return;
     room.reserveResumedSeats();
     const ms = Date.now() - started;
-    const ticks = room.sim.tick - checkpoint.baseTick;
-    this.resumed.push({ roomId, from, ms, ticks });
-    logger.info({ roomId, from, tick: room.sim.tick, rerunTicks: ticks, ms }, "room resumed from its checkpoint after its process died");
+    logger.info({ roomId, from, tick: room.sim.tick, rerunTicks: room.sim.tick - checkpoint.baseTick, ms }, "room resumed from its checkpoint after its process died");
   }
 }
