@@ -7,7 +7,7 @@
  * Sign conventions: n points from A to B; relative velocity is vB + ωB × rB - vA - ωA × rA;
  * an impulse λ n is applied +B, -A.
  */
-export const CS = 144;
+export const CS = 148;
 // Header
 export const D_AB = 0; // 3: centre of A minus centre of B at the start of the step
 export const MU = 3;
@@ -35,8 +35,13 @@ export const L_TW = 50;
 export const BIAS_RATE = 51;
 export const MASS_SCALE = 52;
 export const IMPULSE_SCALE = 53;
+/**
+ * The separation terms of the current pose (5: k0, s1, g; contact-solver.ts solve), written by the pass
+ * after positions moved and read by the passes until they move again.
+ */
+export const GEOM = 54;
 // Points
-export const POINTS = 56;
+export const POINTS = 60;
 export const PS = 22;
 export const RAXN = 0; // rA × n
 export const RBXN = 3;

@@ -1,5 +1,5 @@
 import type { BodyStore } from "./body-store.ts";
-import { BIAS_RATE, CS, D_AB, DIST, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TOTAL, TWIST_MASS, VN0 } from "./constraint-layout.ts";
+import { BIAS_RATE, CS, D_AB, DIST, GEOM, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TOTAL, TWIST_MASS, VN0 } from "./constraint-layout.ts";
 import { prepareContacts } from "./contact-prepare.ts";
 import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, POINT_STRIDE } from "./contact-store.ts";
 import { D_QUAT, SD, type SolverBodies } from "./solver-bodies.ts";
@@ -127,9 +127,11 @@ export class ContactSolver {
   /**
    * One Gauss-Seidel pass: friction first (limited by the current normal impulses), then the normal
    * rows, so non-penetration has the last word. `useBias` adds the soft position bias; speculative
-   * points (positive separation) always allow closing the gap within the sub-step.
+   * points (positive separation) always allow closing the gap within the sub-step. `fresh`: positions
+   * moved since the last pass (integratePositions), so the separation terms are computed and kept for
+   * the passes that follow; otherwise the kept ones are read.
    */
-  solve(sb: SolverBodies, useBias: boolean): void {
+  solve(sb: SolverBodies, useBias: boolean, fresh: boolean): void {
     const h = this.ctx.h;
     const cs = this.cs;
     const ints = this.ints;
@@ -223,20 +225,23 @@ export class ContactSolver {
         wby += d1 * cs[o + IB_T1 + 1] + d2 * cs[o + IB_T2 + 1];
         wbz += d1 * cs[o + IB_T1 + 2] + d2 * cs[o + IB_T2 + 2];
 
-        // Twist.
-        const vtw = (wbx - wax) * nx + (wby - way) * ny + (wbz - waz) * nz;
+        // Twist, limited by μ Σλn·d: a single point (d = 0) or an unloaded manifold holding no twist
+        // impulse has none to give.
         const oldTw = cs[o + L_TW];
-        const twLimit = mu * sumTwist;
-        let ntw = oldTw - cs[o + TWIST_MASS] * vtw;
-        ntw = ntw < -twLimit ? -twLimit : ntw > twLimit ? twLimit : ntw;
-        cs[o + L_TW] = ntw;
-        const dtw = ntw - oldTw;
-        wax -= dtw * cs[o + IA_N];
-        way -= dtw * cs[o + IA_N + 1];
-        waz -= dtw * cs[o + IA_N + 2];
-        wbx += dtw * cs[o + IB_N];
-        wby += dtw * cs[o + IB_N + 1];
-        wbz += dtw * cs[o + IB_N + 2];
+        if (sumTwist > 0 || oldTw !== 0) {
+          const vtw = (wbx - wax) * nx + (wby - way) * ny + (wbz - waz) * nz;
+          const twLimit = mu * sumTwist;
+          let ntw = oldTw - cs[o + TWIST_MASS] * vtw;
+          ntw = ntw < -twLimit ? -twLimit : ntw > twLimit ? twLimit : ntw;
+          cs[o + L_TW] = ntw;
+          const dtw = ntw - oldTw;
+          wax -= dtw * cs[o + IA_N];
+          way -= dtw * cs[o + IA_N + 1];
+          waz -= dtw * cs[o + IA_N + 2];
+          wbx += dtw * cs[o + IB_N];
+          wby += dtw * cs[o + IB_N + 1];
+          wbz += dtw * cs[o + IB_N + 2];
+        }
       }
 
       // Normal rows. The current separation follows the anchors as material points of their bodies
@@ -247,38 +252,46 @@ export class ContactSolver {
       // that has turned past its closest approach still seems to close at its start-of-step speed, and a
       // speculative contact brakes a body that will never touch (impulses keep the start-of-step
       // directions, as in Box2D; the fixed point is the constraint at the current pose). Per point that
-      // is c = zB·rB - zA·rA = kz + s0·sz + (zB - zA)·rA. The immovable body 0 (skipped) and spheres
-      // keep qΔ = identity, so u = z = 0 for them.
+      // is c = zB·rB - zA·rA = kz + s0·sz + (zB - zA)·rA.
+      // The separation terms change only when positions do: a pass after integratePositions computes
+      // them (`fresh`) and keeps them in the constraint (GEOM), and the passes up to the next
+      // integratePositions read them back.
       const da = iA * SD;
       const db = iB * SD;
-      let dpn = 0;
+      const dabx = cs[o + D_AB];
+      const daby = cs[o + D_AB + 1];
+      const dabz = cs[o + D_AB + 2];
+      // z = (R - I)ᵀ (n × ω) and, when fresh, u = (R - I)ᵀ n, per body: both zero while the body has
+      // not turned this step (qΔ.xyz = 0: the immovable body 0, spheres, and every body in the first
+      // sub-step), which skips their products.
       let uax = 0;
       let uay = 0;
       let uaz = 0;
       let zax = 0;
       let zay = 0;
       let zaz = 0;
-      if (iA !== 0) {
-        dpn = -(delta[da] * nx + delta[da + 1] * ny + delta[da + 2] * nz);
+      const qa = da + D_QUAT;
+      if (delta[qa] !== 0 || delta[qa + 1] !== 0 || delta[qa + 2] !== 0) {
+        const qx = delta[qa];
+        const qy = delta[qa + 1];
+        const qz = delta[qa + 2];
+        const qw = delta[qa + 3];
         // (R - I)ᵀ v = R⁻¹ v - v for the unit quaternion qΔ = (x, y, z, w): with t = 2 (v × q.xyz),
         // R⁻¹ v - v = w t + t × q.xyz (q.xyz negated in the usual rotation formula).
-        const q = da + D_QUAT;
-        const qx = delta[q];
-        const qy = delta[q + 1];
-        const qz = delta[q + 2];
-        const qw = delta[q + 3];
-        let tx = 2 * (ny * qz - nz * qy);
-        let ty = 2 * (nz * qx - nx * qz);
-        let tz = 2 * (nx * qy - ny * qx);
-        uax = qw * tx + (ty * qz - tz * qy);
-        uay = qw * ty + (tz * qx - tx * qz);
-        uaz = qw * tz + (tx * qy - ty * qx);
+        if (fresh) {
+          const tx = 2 * (ny * qz - nz * qy);
+          const ty = 2 * (nz * qx - nx * qz);
+          const tz = 2 * (nx * qy - ny * qx);
+          uax = qw * tx + (ty * qz - tz * qy);
+          uay = qw * ty + (tz * qx - tx * qz);
+          uaz = qw * tz + (tx * qy - ty * qx);
+        }
         const cx = ny * waz - nz * way;
         const cy = nz * wax - nx * waz;
         const cz = nx * way - ny * wax;
-        tx = 2 * (cy * qz - cz * qy);
-        ty = 2 * (cz * qx - cx * qz);
-        tz = 2 * (cx * qy - cy * qx);
+        const tx = 2 * (cy * qz - cz * qy);
+        const ty = 2 * (cz * qx - cx * qz);
+        const tz = 2 * (cx * qy - cy * qx);
         zax = qw * tx + (ty * qz - tz * qy);
         zay = qw * ty + (tz * qx - tx * qz);
         zaz = qw * tz + (tx * qy - ty * qx);
@@ -289,39 +302,56 @@ export class ContactSolver {
       let zbx = 0;
       let zby = 0;
       let zbz = 0;
-      if (iB !== 0) {
-        dpn += delta[db] * nx + delta[db + 1] * ny + delta[db + 2] * nz;
-        // (R - I)ᵀ v = R⁻¹ v - v for the unit quaternion qΔ = (x, y, z, w): with t = 2 (v × q.xyz),
-        // R⁻¹ v - v = w t + t × q.xyz (q.xyz negated in the usual rotation formula).
-        const q = db + D_QUAT;
-        const qx = delta[q];
-        const qy = delta[q + 1];
-        const qz = delta[q + 2];
-        const qw = delta[q + 3];
-        let tx = 2 * (ny * qz - nz * qy);
-        let ty = 2 * (nz * qx - nx * qz);
-        let tz = 2 * (nx * qy - ny * qx);
-        ubx = qw * tx + (ty * qz - tz * qy);
-        uby = qw * ty + (tz * qx - tx * qz);
-        ubz = qw * tz + (tx * qy - ty * qx);
+      const qb = db + D_QUAT;
+      if (delta[qb] !== 0 || delta[qb + 1] !== 0 || delta[qb + 2] !== 0) {
+        const qx = delta[qb];
+        const qy = delta[qb + 1];
+        const qz = delta[qb + 2];
+        const qw = delta[qb + 3];
+        if (fresh) {
+          const tx = 2 * (ny * qz - nz * qy);
+          const ty = 2 * (nz * qx - nx * qz);
+          const tz = 2 * (nx * qy - ny * qx);
+          ubx = qw * tx + (ty * qz - tz * qy);
+          uby = qw * ty + (tz * qx - tx * qz);
+          ubz = qw * tz + (tx * qy - ty * qx);
+        }
         const cx = ny * wbz - nz * wby;
         const cy = nz * wbx - nx * wbz;
         const cz = nx * wby - ny * wbx;
-        tx = 2 * (cy * qz - cz * qy);
-        ty = 2 * (cz * qx - cx * qz);
-        tz = 2 * (cx * qy - cy * qx);
+        const tx = 2 * (cy * qz - cz * qy);
+        const ty = 2 * (cz * qx - cx * qz);
+        const tz = 2 * (cx * qy - cy * qx);
         zbx = qw * tx + (ty * qz - tz * qy);
         zby = qw * ty + (tz * qx - tx * qz);
         zbz = qw * tz + (tx * qy - ty * qx);
       }
-      const dabx = cs[o + D_AB];
-      const daby = cs[o + D_AB + 1];
-      const dabz = cs[o + D_AB + 2];
-      const k0 = dpn + ubx * dabx + uby * daby + ubz * dabz;
-      const s1 = 1 + ubx * nx + uby * ny + ubz * nz;
-      const gx = ubx - uax;
-      const gy = uby - uay;
-      const gz = ubz - uaz;
+      let k0: number;
+      let s1: number;
+      let gx: number;
+      let gy: number;
+      let gz: number;
+      if (fresh) {
+        let dpn = 0;
+        if (iA !== 0) dpn = -(delta[da] * nx + delta[da + 1] * ny + delta[da + 2] * nz);
+        if (iB !== 0) dpn += delta[db] * nx + delta[db + 1] * ny + delta[db + 2] * nz;
+        k0 = dpn + ubx * dabx + uby * daby + ubz * dabz;
+        s1 = 1 + ubx * nx + uby * ny + ubz * nz;
+        gx = ubx - uax;
+        gy = uby - uay;
+        gz = ubz - uaz;
+        cs[o + GEOM] = k0;
+        cs[o + GEOM + 1] = s1;
+        cs[o + GEOM + 2] = gx;
+        cs[o + GEOM + 3] = gy;
+        cs[o + GEOM + 4] = gz;
+      } else {
+        k0 = cs[o + GEOM];
+        s1 = cs[o + GEOM + 1];
+        gx = cs[o + GEOM + 2];
+        gy = cs[o + GEOM + 3];
+        gz = cs[o + GEOM + 4];
+      }
       const kz = zbx * dabx + zby * daby + zbz * dabz;
       const sz = zbx * nx + zby * ny + zbz * nz;
       const zx = zbx - zax;

@@ -357,13 +357,15 @@ export class StepPipeline {
           solver.resetImpulses();
         }
         if (jointCount > 0) js.solve(joints, b, sb, true);
-        solver.solve(sb, true);
+        // Positions last moved before the previous sub-step's relax passes, which kept the separation
+        // terms; without relax passes (or in the first sub-step) this pass computes them.
+        solver.solve(sb, true, i === 0 || ctx.relaxIterations === 0);
         t = prof ? now() : 0;
         sb.integratePositions(b);
         if (prof) ctx.integrateMs += now() - t;
         for (let r = 0; r < ctx.relaxIterations; r++) {
           if (jointCount > 0) js.solve(joints, b, sb, false);
-          solver.solve(sb, false);
+          solver.solve(sb, false, r === 0);
         }
         if (jointCount > 0) js.accumulate(joints);
       }
@@ -379,7 +381,8 @@ export class StepPipeline {
       // The projection method has no position pass for joints: their rows keep the (soft) bias.
       for (let i = 0; i < ctx.iterations; i++) {
         if (jointCount > 0) js.solve(joints, b, sb, true);
-        solver.solve(sb, false);
+        // Positions move only after these passes.
+        solver.solve(sb, false, i === 0);
       }
       if (jointCount > 0) js.accumulate(joints);
       solver.applyRestitution(sb, b);
