@@ -14,6 +14,7 @@
 import { decodeWorldSnapshot, encodeWorldSnapshot, World } from "../shared/engine/index.ts";
 import { shapes1000 } from "../shared/scenarios/builtins/shapes1000.ts";
 import { createPrng, getBuiltinScenario, loadScenario, type Scenario } from "../shared/scenarios/index.ts";
+import { solverPasses } from "../server/cpu/cost-model.ts";
 import { fitExponent, fmt, median, measureGc, printTable } from "./harness.ts";
 
 const quick = process.argv.includes("--quick");
@@ -45,10 +46,15 @@ function profileScene(name: string, warm: number, measured: number): string[] {
     for (const k of keys) series[k].push(world.profile[k]);
   }
   const s = world.lastStepStats;
+  // The solve stage over every constraint pass it makes (warm starts, solves, relax solves): what one
+  // constraint costs per pass, the figure the per-pass cost model (server/cpu/cost-model.ts) prices.
+  const passes = solverPasses(world.settings).constraint;
+  const perPass = s.constraints > 0 ? (median(series.solve) * 1e6) / (s.constraints * passes) : 0;
   return [
     name,
     `${warm + 1}-${warm + measured}`,
     ...keys.map((k) => fmt(median(series[k]), 3)),
+    fmt(perPass, 3),
     `${s.broadPairs} / ${s.recycled} / ${s.constraints}`,
   ];
 }
@@ -173,9 +179,9 @@ function stagesSection(): void {
     ["arena", 60, quick ? 60 : 300],
   ];
   printTable(
-    ["scene", "steps", "broad", "narrow", "ccd", "solve", "integrate", "islands", "total", "pairs / recycled / constraints (last step)"],
+    ["scene", "steps", "broad", "narrow", "ccd", "solve", "integrate", "islands", "total", "solve ns / constraint pass", "pairs / recycled / constraints (last step)"],
     scenes.map(([n, w, m]) => profileScene(n, w, m)),
-    ["left", "left", "right", "right", "right", "right", "right", "right", "right", "right"],
+    ["left", "left", "right", "right", "right", "right", "right", "right", "right", "right", "right"],
   );
 }
 
