@@ -24,6 +24,7 @@ export const REGISTERED: Readonly<Record<string, string>> = {
   "npm run replay -- info   data/replays/<roomId>.ndjson": "test/docs/start.test.ts",
   "npm run loadtest -- --help": "test/docs/start.test.ts",
   "tsc -p loadtest/k6": "test/loadtest/metrics.test.ts",
+  "npm run build:kernel": "test/engine/kernel-build.slow.test.ts",
 
   // README.md's "Write your own game": test/docs/write-a-game.test.ts follows the section in a fresh HOME.
   "GAMES=~/my-game/my-game.ts npm start": "test/docs/write-a-game.test.ts",

@@ -65,3 +65,12 @@ export const RA = 18;
  * the step's total (every sub-step, the bounce included). For contact events; not read by the solver.
  */
 export const TOTAL = 21;
+
+/*
+ * Solver bodies (solver-bodies.ts): per body, velocity (stride SV: v, ω), inverse mass and world inverse
+ * inertia (stride SM), and the motion this step (stride SD: Δp, unused, qΔ at D_QUAT).
+ */
+export const SV = 6;
+export const SM = 7;
+export const SD = 8;
+export const D_QUAT = 4;

@@ -1,19 +1,32 @@
 import type { BodyStore } from "./body-store.ts";
-import { BIAS_RATE, CS, D_AB, DIST, GEOM, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, REST, SEP0, T1, T2, TOTAL, TWIST_MASS, VN0 } from "./constraint-layout.ts";
+import { CS, D_AB, D_QUAT, SD, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, LMAX, LN, L_T1, L_T2, L_TW, N, NMASS, POINTS, PS, RA, RAXN, RBXN, REST, SEP0, T1, T2, TOTAL, VN0 } from "./constraint-layout.ts";
 import { prepareContacts } from "./contact-prepare.ts";
 import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, POINT_STRIDE } from "./contact-store.ts";
-import { D_QUAT, SD, type SolverBodies } from "./solver-bodies.ts";
+import type { SolverBodies } from "./solver-bodies.ts";
 import { StepContext } from "../step-context.ts";
+import type { SolverMemory } from "../kernel/solver-memory.ts";
 
 
 /** Solves the contact constraints laid out in constraint-layout.ts (see there for the rows). */
 export class ContactSolver {
   /** The step's scalars (sub-step, softness, restitution, gravity...), set by `prepare`. */
   ctx = new StepContext();
-  cs = new Float64Array(CS * 64);
-  /** Per constraint: solver index of A, of B, point count, contact index. */
-  ints = new Int32Array(4 * 64);
   count = 0;
+  private readonly mem: SolverMemory;
+
+  constructor(mem: SolverMemory) {
+    this.mem = mem;
+  }
+
+  /** The constraints (stride CS), in the solver memory; read it afresh after `ensure`. */
+  get cs(): Float64Array {
+    return this.mem.cs;
+  }
+
+  /** Per constraint: solver index of A, of B, point count, contact index. */
+  get ints(): Int32Array {
+    return this.mem.ints;
+  }
 
   /** Per solver body: how many constraints it takes part in this step (filled by prepare). */
   private perBody = new Int32Array(64);
@@ -30,11 +43,7 @@ export class ContactSolver {
 
   /** Room for n constraints (grows the buffers; never in steady state). */
   ensure(n: number): void {
-    if (n * CS <= this.cs.length) return;
-    let cap = this.cs.length / CS;
-    while (cap < n) cap *= 2;
-    this.cs = new Float64Array(cap * CS);
-    this.ints = new Int32Array(cap * 4);
+    this.mem.ensureConstraints(n);
   }
 
   /**
@@ -131,306 +140,16 @@ export class ContactSolver {
    * moved since the last pass (integratePositions), so the separation terms are computed and kept for
    * the passes that follow; otherwise the kept ones are read.
    */
-  solve(sb: SolverBodies, useBias: boolean, fresh: boolean): void {
-    const h = this.ctx.h;
-    const cs = this.cs;
-    const ints = this.ints;
-    const vel = sb.vel;
-    const delta = sb.delta;
-    const mass = sb.mass;
-    const invH = 1 / h;
-    const maxPush = this.ctx.maxPushVelocity;
-    const slop = this.ctx.slop;
-    for (let i = 0; i < this.count; i++) {
-      const o = i * CS;
-      const iA = ints[i * 4];
-      const iB = ints[i * 4 + 1];
-      const va = iA * 6;
-      const vb = iB * 6;
-      const mA = mass[iA * 7];
-      const mB = mass[iB * 7];
-      let vax = vel[va];
-      let vay = vel[va + 1];
-      let vaz = vel[va + 2];
-      let wax = vel[va + 3];
-      let way = vel[va + 4];
-      let waz = vel[va + 5];
-      let vbx = vel[vb];
-      let vby = vel[vb + 1];
-      let vbz = vel[vb + 2];
-      let wbx = vel[vb + 3];
-      let wby = vel[vb + 4];
-      let wbz = vel[vb + 5];
-      const nx = cs[o + N];
-      const ny = cs[o + N + 1];
-      const nz = cs[o + N + 2];
-      const count = ints[i * 4 + 2];
-      const mu = cs[o + MU];
-
-      // Friction at the centre, limited by μ Σλn (and μ Σλn·d for twist).
-      let sumN = 0;
-      let sumTwist = 0;
-      for (let k = 0; k < count; k++) {
-        const p = o + POINTS + k * PS;
-        sumN += cs[p + LN];
-        sumTwist += cs[p + LN] * cs[p + DIST];
-      }
-      // A contact carrying no load and no friction impulse (speculative, not touching) has nothing to do.
-      if (mu > 0 && (sumN > 0 || cs[o + L_T1] !== 0 || cs[o + L_T2] !== 0 || cs[o + L_TW] !== 0)) {
-        const t1x = cs[o + T1];
-        const t1y = cs[o + T1 + 1];
-        const t1z = cs[o + T1 + 2];
-        const t2x = cs[o + T2];
-        const t2y = cs[o + T2 + 1];
-        const t2z = cs[o + T2 + 2];
-        const dvx = vbx - vax;
-        const dvy = vby - vay;
-        const dvz = vbz - vaz;
-        const vt1 =
-          dvx * t1x + dvy * t1y + dvz * t1z +
-          wbx * cs[o + RB_T1] + wby * cs[o + RB_T1 + 1] + wbz * cs[o + RB_T1 + 2] -
-          (wax * cs[o + RA_T1] + way * cs[o + RA_T1 + 1] + waz * cs[o + RA_T1 + 2]);
-        const vt2 =
-          dvx * t2x + dvy * t2y + dvz * t2z +
-          wbx * cs[o + RB_T2] + wby * cs[o + RB_T2 + 1] + wbz * cs[o + RB_T2 + 2] -
-          (wax * cs[o + RA_T2] + way * cs[o + RA_T2 + 1] + waz * cs[o + RA_T2 + 2]);
-        const old1 = cs[o + L_T1];
-        const old2 = cs[o + L_T2];
-        let n1 = old1 - (cs[o + K11] * vt1 + cs[o + K12] * vt2);
-        let n2 = old2 - (cs[o + K12] * vt1 + cs[o + K22] * vt2);
-        const limit = mu * sumN;
-        const len2 = n1 * n1 + n2 * n2;
-        if (len2 > limit * limit) {
-          const scale = len2 > 0 ? limit / Math.sqrt(len2) : 0;
-          n1 *= scale;
-          n2 *= scale;
-        }
-        cs[o + L_T1] = n1;
-        cs[o + L_T2] = n2;
-        const d1 = n1 - old1;
-        const d2 = n2 - old2;
-        const px = d1 * t1x + d2 * t2x;
-        const py = d1 * t1y + d2 * t2y;
-        const pz = d1 * t1z + d2 * t2z;
-        vax -= mA * px;
-        vay -= mA * py;
-        vaz -= mA * pz;
-        vbx += mB * px;
-        vby += mB * py;
-        vbz += mB * pz;
-        wax -= d1 * cs[o + IA_T1] + d2 * cs[o + IA_T2];
-        way -= d1 * cs[o + IA_T1 + 1] + d2 * cs[o + IA_T2 + 1];
-        waz -= d1 * cs[o + IA_T1 + 2] + d2 * cs[o + IA_T2 + 2];
-        wbx += d1 * cs[o + IB_T1] + d2 * cs[o + IB_T2];
-        wby += d1 * cs[o + IB_T1 + 1] + d2 * cs[o + IB_T2 + 1];
-        wbz += d1 * cs[o + IB_T1 + 2] + d2 * cs[o + IB_T2 + 2];
-
-        // Twist, limited by μ Σλn·d: a single point (d = 0) or an unloaded manifold holding no twist
-        // impulse has none to give.
-        const oldTw = cs[o + L_TW];
-        if (sumTwist > 0 || oldTw !== 0) {
-          const vtw = (wbx - wax) * nx + (wby - way) * ny + (wbz - waz) * nz;
-          const twLimit = mu * sumTwist;
-          let ntw = oldTw - cs[o + TWIST_MASS] * vtw;
-          ntw = ntw < -twLimit ? -twLimit : ntw > twLimit ? twLimit : ntw;
-          cs[o + L_TW] = ntw;
-          const dtw = ntw - oldTw;
-          wax -= dtw * cs[o + IA_N];
-          way -= dtw * cs[o + IA_N + 1];
-          waz -= dtw * cs[o + IA_N + 2];
-          wbx += dtw * cs[o + IB_N];
-          wby += dtw * cs[o + IB_N + 1];
-          wbz += dtw * cs[o + IB_N + 2];
-        }
-      }
-
-      // Normal rows. The current separation follows the anchors as material points of their bodies
-      // (constraint-layout.ts, RA): s = s0 + n·(ΔpB - ΔpA) + n·(RB - I) rB - n·(RA - I) rA, with
-      // rB = rA + dAB + s0 n, i.e. s = s0·s1 + k0 + g·rA using u = (R - I)ᵀ n per body (Box2D v3).
-      // The normal velocity is measured at the anchors where they are now, not where they were at the
-      // start of the step: n·(ω × R r) = n·(ω × r) + r·z with z = (R - I)ᵀ (n × ω). Otherwise a point
-      // that has turned past its closest approach still seems to close at its start-of-step speed, and a
-      // speculative contact brakes a body that will never touch (impulses keep the start-of-step
-      // directions, as in Box2D; the fixed point is the constraint at the current pose). Per point that
-      // is c = zB·rB - zA·rA = kz + s0·sz + (zB - zA)·rA.
-      // The separation terms change only when positions do: a pass after integratePositions computes
-      // them (`fresh`) and keeps them in the constraint (GEOM), and the passes up to the next
-      // integratePositions read them back.
-      const da = iA * SD;
-      const db = iB * SD;
-      const dabx = cs[o + D_AB];
-      const daby = cs[o + D_AB + 1];
-      const dabz = cs[o + D_AB + 2];
-      // z = (R - I)ᵀ (n × ω) and, when fresh, u = (R - I)ᵀ n, per body: both zero while the body has
-      // not turned this step (qΔ.xyz = 0: the immovable body 0, spheres, and every body in the first
-      // sub-step), which skips their products.
-      let uax = 0;
-      let uay = 0;
-      let uaz = 0;
-      let zax = 0;
-      let zay = 0;
-      let zaz = 0;
-      const qa = da + D_QUAT;
-      if (delta[qa] !== 0 || delta[qa + 1] !== 0 || delta[qa + 2] !== 0) {
-        const qx = delta[qa];
-        const qy = delta[qa + 1];
-        const qz = delta[qa + 2];
-        const qw = delta[qa + 3];
-        // (R - I)ᵀ v = R⁻¹ v - v for the unit quaternion qΔ = (x, y, z, w): with t = 2 (v × q.xyz),
-        // R⁻¹ v - v = w t + t × q.xyz (q.xyz negated in the usual rotation formula).
-        if (fresh) {
-          const tx = 2 * (ny * qz - nz * qy);
-          const ty = 2 * (nz * qx - nx * qz);
-          const tz = 2 * (nx * qy - ny * qx);
-          uax = qw * tx + (ty * qz - tz * qy);
-          uay = qw * ty + (tz * qx - tx * qz);
-          uaz = qw * tz + (tx * qy - ty * qx);
-        }
-        const cx = ny * waz - nz * way;
-        const cy = nz * wax - nx * waz;
-        const cz = nx * way - ny * wax;
-        const tx = 2 * (cy * qz - cz * qy);
-        const ty = 2 * (cz * qx - cx * qz);
-        const tz = 2 * (cx * qy - cy * qx);
-        zax = qw * tx + (ty * qz - tz * qy);
-        zay = qw * ty + (tz * qx - tx * qz);
-        zaz = qw * tz + (tx * qy - ty * qx);
-      }
-      let ubx = 0;
-      let uby = 0;
-      let ubz = 0;
-      let zbx = 0;
-      let zby = 0;
-      let zbz = 0;
-      const qb = db + D_QUAT;
-      if (delta[qb] !== 0 || delta[qb + 1] !== 0 || delta[qb + 2] !== 0) {
-        const qx = delta[qb];
-        const qy = delta[qb + 1];
-        const qz = delta[qb + 2];
-        const qw = delta[qb + 3];
-        if (fresh) {
-          const tx = 2 * (ny * qz - nz * qy);
-          const ty = 2 * (nz * qx - nx * qz);
-          const tz = 2 * (nx * qy - ny * qx);
-          ubx = qw * tx + (ty * qz - tz * qy);
-          uby = qw * ty + (tz * qx - tx * qz);
-          ubz = qw * tz + (tx * qy - ty * qx);
-        }
-        const cx = ny * wbz - nz * wby;
-        const cy = nz * wbx - nx * wbz;
-        const cz = nx * wby - ny * wbx;
-        const tx = 2 * (cy * qz - cz * qy);
-        const ty = 2 * (cz * qx - cx * qz);
-        const tz = 2 * (cx * qy - cy * qx);
-        zbx = qw * tx + (ty * qz - tz * qy);
-        zby = qw * ty + (tz * qx - tx * qz);
-        zbz = qw * tz + (tx * qy - ty * qx);
-      }
-      let k0: number;
-      let s1: number;
-      let gx: number;
-      let gy: number;
-      let gz: number;
-      if (fresh) {
-        let dpn = 0;
-        if (iA !== 0) dpn = -(delta[da] * nx + delta[da + 1] * ny + delta[da + 2] * nz);
-        if (iB !== 0) dpn += delta[db] * nx + delta[db + 1] * ny + delta[db + 2] * nz;
-        k0 = dpn + ubx * dabx + uby * daby + ubz * dabz;
-        s1 = 1 + ubx * nx + uby * ny + ubz * nz;
-        gx = ubx - uax;
-        gy = uby - uay;
-        gz = ubz - uaz;
-        cs[o + GEOM] = k0;
-        cs[o + GEOM + 1] = s1;
-        cs[o + GEOM + 2] = gx;
-        cs[o + GEOM + 3] = gy;
-        cs[o + GEOM + 4] = gz;
-      } else {
-        k0 = cs[o + GEOM];
-        s1 = cs[o + GEOM + 1];
-        gx = cs[o + GEOM + 2];
-        gy = cs[o + GEOM + 3];
-        gz = cs[o + GEOM + 4];
-      }
-      const kz = zbx * dabx + zby * daby + zbz * dabz;
-      const sz = zbx * nx + zby * ny + zbz * nz;
-      const zx = zbx - zax;
-      const zy = zby - zay;
-      const zz = zbz - zaz;
-      const biasRate = cs[o + BIAS_RATE];
-      const massScale = cs[o + MASS_SCALE];
-      const impulseScale = cs[o + IMPULSE_SCALE];
-      for (let k = 0; k < count; k++) {
-        const p = o + POINTS + k * PS;
-        const xax = cs[p + RAXN];
-        const xay = cs[p + RAXN + 1];
-        const xaz = cs[p + RAXN + 2];
-        const xbx = cs[p + RBXN];
-        const xby = cs[p + RBXN + 1];
-        const xbz = cs[p + RBXN + 2];
-        const s0 = cs[p + SEP0];
-        const rax = cs[p + RA];
-        const ray = cs[p + RA + 1];
-        const raz = cs[p + RA + 2];
-        const sep = s0 * s1 + k0 + gx * rax + gy * ray + gz * raz;
-        let bias = 0;
-        let ms = 1;
-        let is = 0;
-        if (sep > 0) {
-          bias = sep * invH;
-        } else if (useBias) {
-          const s = sep + slop;
-          if (s < 0) {
-            bias = biasRate * s;
-            if (bias < -maxPush) bias = -maxPush;
-          }
-          ms = massScale;
-          is = impulseScale;
-        }
-        const vn =
-          (vbx - vax) * nx + (vby - vay) * ny + (vbz - vaz) * nz +
-          wbx * xbx + wby * xby + wbz * xbz - (wax * xax + way * xay + waz * xaz) +
-          kz + s0 * sz + zx * rax + zy * ray + zz * raz;
-        const old = cs[p + LN];
-        let next = old - cs[p + NMASS] * ms * (vn + bias) - is * old;
-        if (next < 0) next = 0;
-        cs[p + LN] = next;
-        if (next > cs[p + LMAX]) cs[p + LMAX] = next;
-        const d = next - old;
-        vax -= mA * d * nx;
-        vay -= mA * d * ny;
-        vaz -= mA * d * nz;
-        wax -= d * cs[p + IAXN];
-        way -= d * cs[p + IAXN + 1];
-        waz -= d * cs[p + IAXN + 2];
-        vbx += mB * d * nx;
-        vby += mB * d * ny;
-        vbz += mB * d * nz;
-        wbx += d * cs[p + IBXN];
-        wby += d * cs[p + IBXN + 1];
-        wbz += d * cs[p + IBXN + 2];
-      }
-
-      // Only dynamic bodies take the result. Static, sleeping and kinematic partners would only get
-      // exact zeros added, but a non-finite impulse (0 × NaN) must not reach the shared immovable body
-      // and spread from it to every other contact.
-      if (mA !== 0) {
-        vel[va] = vax;
-        vel[va + 1] = vay;
-        vel[va + 2] = vaz;
-        vel[va + 3] = wax;
-        vel[va + 4] = way;
-        vel[va + 5] = waz;
-      }
-      if (mB !== 0) {
-        vel[vb] = vbx;
-        vel[vb + 1] = vby;
-        vel[vb + 2] = vbz;
-        vel[vb + 3] = wbx;
-        vel[vb + 4] = wby;
-        vel[vb + 5] = wbz;
-      }
-    }
+  solve(useBias: boolean, fresh: boolean): void {
+    // The pass itself is WebAssembly (kernel/assembly/contact-solve.ts), on the same memory: the same
+    // arithmetic, bit for bit, with one load per operand instead of a bounds-checked typed-array access.
+    const m = this.mem;
+    const ctx = this.ctx;
+    const params = m.params;
+    params[0] = ctx.h;
+    params[1] = ctx.maxPushVelocity;
+    params[2] = ctx.slop;
+    m.kernel.solve(m.paramsPtr, m.csPtr, m.intsPtr, m.velPtr, m.deltaPtr, m.massPtr, this.count, useBias, fresh);
   }
 
   /**

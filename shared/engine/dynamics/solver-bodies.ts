@@ -2,13 +2,9 @@ import { ENGINE_CONSTANTS } from "../config.ts";
 import { inverseRotateVec, rotateVec } from "../math/quat.ts";
 import { type BodyStore, DYNAMIC, SPHERE } from "./body-store.ts";
 import type { StepContext } from "../step-context.ts";
+import { D_QUAT, SD, SM, SV } from "./constraint-layout.ts";
+import type { SolverMemory } from "../kernel/solver-memory.ts";
 
-const SV = 6;
-const SM = 7;
-/** Per-body stride of `delta`: Δp (3), unused (1), the rotation since the start of the step qΔ (4). */
-export const SD = 8;
-/** Offset of qΔ in a body's `delta` record (Δp is at 0). */
-export const D_QUAT = 4;
 
 const local = new Float64Array(3);
 
@@ -27,26 +23,38 @@ export class SolverBodies {
   count = 1;
   dynamicCount = 0;
   slots = new Int32Array(64);
-  /** vx vy vz wx wy wz */
-  vel = new Float64Array(64 * SV);
-  /** Per body (stride SD): Δp xyz, (unused), qΔ xyzw, since the start of the step. */
-  delta = new Float64Array(64 * SD);
-  /** invMass, then I⁻¹ world: xx xy xz yy yz zz */
-  mass = new Float64Array(64 * SM);
   /** Input of `displace`: displacement xyz, rotation vector xyz. */
   readonly move = new Float64Array(6);
   private readonly halfTurn = new Float64Array(3);
+  private readonly mem: SolverMemory;
+
+  constructor(mem: SolverMemory) {
+    this.mem = mem;
+  }
+
+  /** vx vy vz wx wy wz (stride SV), in the solver memory the contact kernel reads. */
+  get vel(): Float64Array {
+    return this.mem.vel;
+  }
+
+  /** Per body (stride SD): Δp xyz, (unused), qΔ xyzw, since the start of the step. */
+  get delta(): Float64Array {
+    return this.mem.delta;
+  }
+
+  /** invMass, then I⁻¹ world: xx xy xz yy yz zz (stride SM). */
+  get mass(): Float64Array {
+    return this.mem.mass;
+  }
 
   private ensure(n: number): void {
+    this.mem.ensureBodies(n);
     if (n <= this.slots.length) return;
     let cap = this.slots.length;
     while (cap < n) cap *= 2;
     const s = new Int32Array(cap);
     s.set(this.slots);
     this.slots = s;
-    this.vel = new Float64Array(cap * SV);
-    this.delta = new Float64Array(cap * SD);
-    this.mass = new Float64Array(cap * SM);
   }
 
   /**

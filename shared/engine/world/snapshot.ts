@@ -69,7 +69,7 @@ const WORLD_APART = new Set(["pipeline", "queries", "storeView"]);
 const REPLACED = new Set(["settings"]);
 
 /** Object fields of the pipeline and the queries that every step (or query) rewrites before reading. */
-const PIPELINE_SCRATCH = new Set(["broad", "solverBodies", "solver", "jointSolver", "islands", "manifold", "pieces", "ctx", "world"]);
+const PIPELINE_SCRATCH = new Set(["broad", "solverMemory", "solverBodies", "solver", "jointSolver", "islands", "manifold", "pieces", "ctx", "world"]);
 const QUERIES_SCRATCH = new Set(["queryBox", "bodies", "broad", "inSkip", "caster", "candidates"]);
 
 /**

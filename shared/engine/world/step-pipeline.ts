@@ -21,6 +21,7 @@ import { ContactSolver } from "../dynamics/contact-solver.ts";
 import { type ContactStore, FLAG_MULTI, FLAG_PIECE, FLAG_REPORTED, FLAG_SENSOR, FLAG_WALK_B } from "../dynamics/contact-store.ts";
 import { Islands, wakeIsland } from "../dynamics/islands.ts";
 import { SolverBodies } from "../dynamics/solver-bodies.ts";
+import { sharedSolverMemory } from "../kernel/solver-memory.ts";
 import { JointSolver } from "../joints/joint-solver.ts";
 import type { JointStore } from "../joints/joint-store.ts";
 import type { WorldSettings } from "../types.ts";
@@ -81,8 +82,10 @@ export interface PipelineHost {
  */
 export class StepPipeline {
   readonly broad = new BroadPhase();
-  private readonly solverBodies = new SolverBodies();
-  private readonly solver = new ContactSolver();
+  /** The solver's arrays in one WebAssembly memory (the thread's: kernel/solver-memory.ts). */
+  private readonly solverMemory = sharedSolverMemory();
+  private readonly solverBodies = new SolverBodies(this.solverMemory);
+  private readonly solver = new ContactSolver(this.solverMemory);
   private readonly jointSolver = new JointSolver();
   private readonly islands = new Islands();
   private readonly manifold = new ManifoldOut();
@@ -359,13 +362,13 @@ export class StepPipeline {
         if (jointCount > 0) js.solve(joints, b, sb, true);
         // Positions last moved before the previous sub-step's relax passes, which kept the separation
         // terms; without relax passes (or in the first sub-step) this pass computes them.
-        solver.solve(sb, true, i === 0 || ctx.relaxIterations === 0);
+        solver.solve(true, i === 0 || ctx.relaxIterations === 0);
         t = prof ? now() : 0;
         sb.integratePositions(b);
         if (prof) ctx.integrateMs += now() - t;
         for (let r = 0; r < ctx.relaxIterations; r++) {
           if (jointCount > 0) js.solve(joints, b, sb, false);
-          solver.solve(sb, false, r === 0);
+          solver.solve(false, r === 0);
         }
         if (jointCount > 0) js.accumulate(joints);
       }
@@ -382,7 +385,7 @@ export class StepPipeline {
       for (let i = 0; i < ctx.iterations; i++) {
         if (jointCount > 0) js.solve(joints, b, sb, true);
         // Positions move only after these passes.
-        solver.solve(sb, false, i === 0);
+        solver.solve(false, i === 0);
       }
       if (jointCount > 0) js.accumulate(joints);
       solver.applyRestitution(sb, b);
