@@ -1,5 +1,5 @@
 import type { BodyStore } from "./body-store.ts";
-import { CS, D_AB, D_QUAT, SD, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, LMAX, LN, L_T1, L_T2, L_TW, N, NMASS, POINTS, PS, RA, RAXN, RBXN, REST, SEP0, T1, T2, TOTAL, VN0 } from "./constraint-layout.ts";
+import { CS, D_AB, D_QUAT, SD, IAXN, IBXN, LMAX, LN, L_T1, L_T2, L_TW, N, NMASS, POINTS, PS, RA, RAXN, RBXN, REST, SEP0, T1, T2, TOTAL, VN0 } from "./constraint-layout.ts";
 import { prepareContacts } from "./contact-prepare.ts";
 import { CONTACT_POINT_STRIDE, type ContactStore, P_IMPULSE, POINT_STRIDE } from "./contact-store.ts";
 import type { SolverBodies } from "./solver-bodies.ts";
@@ -53,68 +53,10 @@ export class ContactSolver {
     prepareContacts(this, contacts, bodies, sb, s);
   }
 
-  /** Re-applies the accumulated impulses (warm start). */
-  warmStart(sb: SolverBodies): void {
-    const cs = this.cs;
-    const ints = this.ints;
-    const vel = sb.vel;
-    const mass = sb.mass;
-    for (let i = 0; i < this.count; i++) {
-      const o = i * CS;
-      const iA = ints[i * 4];
-      const iB = ints[i * 4 + 1];
-      const va = iA * 6;
-      const vb = iB * 6;
-      const mA = mass[iA * 7];
-      const mB = mass[iB * 7];
-      const nx = cs[o + N];
-      const ny = cs[o + N + 1];
-      const nz = cs[o + N + 2];
-      const lt1 = cs[o + L_T1];
-      const lt2 = cs[o + L_T2];
-      const ltw = cs[o + L_TW];
-      // Linear impulse: Σλn n + λt1 t1 + λt2 t2
-      let px = lt1 * cs[o + T1] + lt2 * cs[o + T2];
-      let py = lt1 * cs[o + T1 + 1] + lt2 * cs[o + T2 + 1];
-      let pz = lt1 * cs[o + T1 + 2] + lt2 * cs[o + T2 + 2];
-      let awx = lt1 * cs[o + IA_T1] + lt2 * cs[o + IA_T2] + ltw * cs[o + IA_N];
-      let awy = lt1 * cs[o + IA_T1 + 1] + lt2 * cs[o + IA_T2 + 1] + ltw * cs[o + IA_N + 1];
-      let awz = lt1 * cs[o + IA_T1 + 2] + lt2 * cs[o + IA_T2 + 2] + ltw * cs[o + IA_N + 2];
-      let bwx = lt1 * cs[o + IB_T1] + lt2 * cs[o + IB_T2] + ltw * cs[o + IB_N];
-      let bwy = lt1 * cs[o + IB_T1 + 1] + lt2 * cs[o + IB_T2 + 1] + ltw * cs[o + IB_N + 1];
-      let bwz = lt1 * cs[o + IB_T1 + 2] + lt2 * cs[o + IB_T2 + 2] + ltw * cs[o + IB_N + 2];
-      const count = ints[i * 4 + 2];
-      for (let k = 0; k < count; k++) {
-        const p = o + POINTS + k * PS;
-        const ln = cs[p + LN];
-        cs[p + TOTAL] += ln;
-        px += ln * nx;
-        py += ln * ny;
-        pz += ln * nz;
-        awx += ln * cs[p + IAXN];
-        awy += ln * cs[p + IAXN + 1];
-        awz += ln * cs[p + IAXN + 2];
-        bwx += ln * cs[p + IBXN];
-        bwy += ln * cs[p + IBXN + 1];
-        bwz += ln * cs[p + IBXN + 2];
-      }
-      if (mA !== 0) {
-        vel[va] -= mA * px;
-        vel[va + 1] -= mA * py;
-        vel[va + 2] -= mA * pz;
-        vel[va + 3] -= awx;
-        vel[va + 4] -= awy;
-        vel[va + 5] -= awz;
-      }
-      if (mB !== 0) {
-        vel[vb] += mB * px;
-        vel[vb + 1] += mB * py;
-        vel[vb + 2] += mB * pz;
-        vel[vb + 3] += bwx;
-        vel[vb + 4] += bwy;
-        vel[vb + 5] += bwz;
-      }
-    }
+  /** Re-applies the accumulated impulses (warm start), in the WebAssembly kernel. */
+  warmStart(): void {
+    const m = this.mem;
+    m.kernel.warmStart(m.csPtr, m.intsPtr, m.velPtr, m.massPtr, this.count);
   }
 
   /** Drops the accumulated impulses (warm starting off: every sub-step starts from zero). */

@@ -13,6 +13,7 @@ export interface ContactKernel {
     useBias: boolean,
     fresh: boolean,
   ): void;
+  warmStart(csPtr: number, intsPtr: number, velPtr: number, massPtr: number, count: number): void;
 }
 
 let compiled: WebAssembly.Module | null = null;

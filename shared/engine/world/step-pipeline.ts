@@ -354,7 +354,7 @@ export class StepPipeline {
         if (prof) ctx.integrateMs += now() - t;
         if (ctx.warmStarting) {
           if (jointCount > 0) js.warmStart(joints, b, sb);
-          solver.warmStart(sb);
+          solver.warmStart();
         } else {
           if (jointCount > 0) js.resetImpulses(joints);
           solver.resetImpulses();
@@ -379,7 +379,7 @@ export class StepPipeline {
       if (prof) ctx.integrateMs += now() - t;
       if (ctx.warmStarting) {
         if (jointCount > 0) js.warmStart(joints, b, sb);
-        solver.warmStart(sb);
+        solver.warmStart();
       }
       // The projection method has no position pass for joints: their rows keep the (soft) bias.
       for (let i = 0; i < ctx.iterations; i++) {
