@@ -48,7 +48,11 @@ export async function spawnServer(env: Record<string, string>, timeoutMs = 20000
   // "close", not "exit": by then its stdout and stderr are read to the end (every log line is in `lines`).
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once("close", (code, signal) => res({ code, signal })));
   const port = await new Promise<number>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server did not start within ${timeoutMs} ms:\n${lines.join("\n")}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // A server that comes up after the test gave up on it would live on, unowned, loading the machine.
+      child.kill("SIGKILL");
+      rej(new Error(`server did not start within ${timeoutMs} ms:\n${lines.join("\n")}`));
+    }, timeoutMs);
     const onLine = (line: string) => {
       lines.push(line);
       if (line.includes("physics room server listening")) {
