@@ -3,19 +3,18 @@
  * AssemblyScript) and writes it, base64, into shared/engine/kernel/contact-kernel.wasm.ts, the module
  * the engine imports in Node and in the browser alike (no file to fetch, no bundler plugin).
  *
- *   npm run build:kernel            compile and write the module
- *   npm run build:kernel -- --check compile and exit 1 if the committed module differs
+ *   npm run build:kernel
  *
  * The compiler is pinned (package.json, an exact version) so the same source gives the same bytes;
- * test/engine/kernel-build.test.ts checks that the committed module is the source's.
+ * test/engine/kernel-build.slow.test.ts runs this and fails if the committed module is not the source's.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import asc from "assemblyscript/asc";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const KERNEL_SOURCE = join(root, "shared/engine/kernel/assembly/contact-solve.ts");
+const KERNEL_SOURCE = join(root, "shared/engine/kernel/assembly/contact-solve.ts");
 export const KERNEL_MODULE = join(root, "shared/engine/kernel/contact-kernel.wasm.ts");
 
 /**
@@ -26,7 +25,7 @@ export const KERNEL_MODULE = join(root, "shared/engine/kernel/contact-kernel.was
 const FLAGS = ["-O3", "--noAssert", "--runtime", "stub", "--importMemory", "--noExportMemory"];
 
 /** The kernel's bytes, compiled from the source now. */
-export async function compileKernel(): Promise<Uint8Array> {
+async function compileKernel(): Promise<Uint8Array> {
   let wasm: Uint8Array | undefined;
   const errors: string[] = [];
   const { error } = await asc.main([KERNEL_SOURCE, ...FLAGS, "--outFile", "kernel.wasm"], {
@@ -46,7 +45,7 @@ export async function compileKernel(): Promise<Uint8Array> {
 }
 
 /** The TypeScript module holding `bytes`. */
-export function kernelModuleText(bytes: Uint8Array): string {
+function kernelModuleText(bytes: Uint8Array): string {
   const b64 = Buffer.from(bytes).toString("base64");
   const lines = b64.match(/.{1,100}/g) ?? [];
   return [
@@ -59,17 +58,7 @@ export function kernelModuleText(bytes: Uint8Array): string {
 }
 
 async function main(): Promise<void> {
-  const text = kernelModuleText(await compileKernel());
-  if (process.argv.includes("--check")) {
-    const committed = readFileSync(KERNEL_MODULE, "utf8");
-    if (committed !== text) {
-      process.stderr.write(`${KERNEL_MODULE} is not the source's: run npm run build:kernel\n`);
-      process.exit(1);
-    }
-    process.stdout.write("kernel module up to date\n");
-    return;
-  }
-  writeFileSync(KERNEL_MODULE, text);
+  writeFileSync(KERNEL_MODULE, kernelModuleText(await compileKernel()));
   process.stdout.write(`wrote ${KERNEL_MODULE}\n`);
 }
 

@@ -36,7 +36,7 @@ export const BIAS_RATE = 51;
 export const MASS_SCALE = 52;
 export const IMPULSE_SCALE = 53;
 /**
- * The separation terms of the current pose (5: k0, s1, g; contact-solver.ts solve), written by the pass
+ * The separation terms of the current pose (5: k0, s1, g; the kernel's solve, kernel/assembly), written by the pass
  * after positions moved and read by the passes until they move again.
  */
 export const GEOM = 54;

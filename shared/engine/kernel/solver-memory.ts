@@ -82,14 +82,19 @@ export class SolverMemory {
     this.delta = new Float64Array(buffer, this.deltaPtr, bodyCap * SD);
     this.mass = new Float64Array(buffer, this.massPtr, bodyCap * SM);
     // The regions may overlap their old places, so the contents come from the copies taken above.
-    this.cs.set(old[0].subarray(0, Math.min(old[0].length, this.cs.length)));
-    this.ints.set(old[1].subarray(0, Math.min(old[1].length, this.ints.length)));
-    this.vel.set(old[2].subarray(0, Math.min(old[2].length, this.vel.length)));
-    this.delta.set(old[3].subarray(0, Math.min(old[3].length, this.delta.length)));
-    this.mass.set(old[4].subarray(0, Math.min(old[4].length, this.mass.length)));
+    refill(this.cs, old[0]);
+    refill(this.ints, old[1]);
+    refill(this.vel, old[2]);
+    refill(this.delta, old[3]);
+    refill(this.mass, old[4]);
     this.constraintCap = constraintCap;
     this.bodyCap = bodyCap;
   }
+}
+
+/** Copies what `from` held into the start of `to` (as much as fits). */
+function refill<T extends Float64Array | Int32Array>(to: T, from: T): void {
+  to.set(from.subarray(0, Math.min(from.length, to.length)));
 }
 
 let shared: SolverMemory | null = null;
