@@ -12,6 +12,8 @@ export class ContactSolver {
   /** The step's scalars (sub-step, softness, restitution, gravity...), set by `prepare`. */
   ctx = new StepContext();
   count = 0;
+  /** Slots of one or two constraints the passes visit, in order (set by `prepare`; kernel/assembly/schedule.ts). */
+  slots = 0;
   private readonly mem: SolverMemory;
 
   constructor(mem: SolverMemory) {
@@ -51,6 +53,10 @@ export class ContactSolver {
    */
   prepare(contacts: ContactStore, bodies: BodyStore, sb: SolverBodies, s: StepContext): void {
     prepareContacts(this, contacts, bodies, sb, s);
+    // The bodies and their constraints are fixed for the step, so the passes' order is too: pairs of
+    // constraints that move no common body, solved two at a time (same results, bit for bit).
+    const m = this.mem;
+    this.slots = m.kernel.schedule(m.intsPtr, m.massPtr, this.count, m.schedPtr, m.takenPtr);
   }
 
   /** Re-applies the accumulated impulses (warm start), in the WebAssembly kernel. */
@@ -91,7 +97,7 @@ export class ContactSolver {
     params[0] = ctx.h;
     params[1] = ctx.maxPushVelocity;
     params[2] = ctx.slop;
-    m.kernel.solve(m.paramsPtr, m.csPtr, m.intsPtr, m.velPtr, m.deltaPtr, m.massPtr, this.count, useBias, fresh);
+    m.kernel.solve(m.paramsPtr, m.csPtr, m.intsPtr, m.velPtr, m.deltaPtr, m.massPtr, m.schedPtr, this.slots, useBias, fresh);
   }
 
   /**

@@ -9,10 +9,13 @@ export interface ContactKernel {
     velPtr: number,
     deltaPtr: number,
     massPtr: number,
-    count: number,
+    schedPtr: number,
+    slots: number,
     useBias: boolean,
     fresh: boolean,
   ): void;
+  /** Orders `count` constraints into slots of one or two for `solve` (assembly/schedule.ts); returns how many. */
+  schedule(intsPtr: number, massPtr: number, count: number, schedPtr: number, takenPtr: number): number;
   warmStart(csPtr: number, intsPtr: number, velPtr: number, massPtr: number, count: number): void;
 }
 

@@ -13,7 +13,8 @@ function align(n: number): number {
 
 /**
  * The solver's per-step arrays, laid out in one WebAssembly memory so the contact kernel reads them in
- * place: the constraints (constraint-layout.ts, stride CS) and their body indices (4 ints each), and the
+ * place: the constraints (constraint-layout.ts, stride CS), their body indices (4 ints each) and the order
+ * the passes visit them in, and the
  * solver bodies' velocities (SV), motion (SD) and masses (SM). The JavaScript passes see the same bytes
  * through typed-array views. Growing (never in steady state) re-lays the regions out and copies what they
  * held; views taken before an `ensure` are then stale, so every pass reads them from here when it starts.
@@ -39,6 +40,10 @@ export class SolverMemory {
   velPtr = 0;
   deltaPtr = 0;
   massPtr = 0;
+  /** The contact passes' order (kernel/assembly/schedule.ts): two ints per slot. */
+  schedPtr = 0;
+  /** The schedule's scratch: a byte per constraint. */
+  takenPtr = 0;
   private constraintCap = 0;
   private bodyCap = 0;
 
@@ -71,7 +76,9 @@ export class SolverMemory {
     this.velPtr = align(this.intsPtr + constraintCap * 4 * 4);
     this.deltaPtr = align(this.velPtr + bodyCap * SV * 8);
     this.massPtr = align(this.deltaPtr + bodyCap * SD * 8);
-    const end = this.massPtr + bodyCap * SM * 8;
+    this.schedPtr = align(this.massPtr + bodyCap * SM * 8);
+    this.takenPtr = align(this.schedPtr + constraintCap * 2 * 4);
+    const end = this.takenPtr + constraintCap;
     const have = this.memory.buffer.byteLength;
     if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE));
     const buffer = this.memory.buffer;

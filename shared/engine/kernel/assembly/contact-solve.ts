@@ -10,36 +10,43 @@
  * them, with no fused multiply-add; so the results equal the JavaScript passes' to the bit, in Node and
  * in every browser. Keep it that way: no f32, no relaxed SIMD, no reassociation.
  *
+ * Two at a time: the pass visits the constraints in slots (schedule.ts). Two that move no common body are
+ * solved side by side in the lanes of f64x2 instructions (contact-pair.ts, the same operations per lane as
+ * `solveOne` here; change both together), which is the serial order's result, bit for bit.
+ *
  * Memory: the caller (SolverMemory) lays the constraints, their body indices and the solver bodies out in
  * the imported memory and passes byte addresses; the layouts are constraint-layout.ts's.
  */
 import { BIAS_RATE, CS, DIST, D_AB, D_QUAT, GEOM, IAXN, IA_N, IA_T1, IA_T2, IBXN, IB_N, IB_T1, IB_T2, IMPULSE_SCALE, K11, K12, K22, LMAX, LN, L_T1, L_T2, L_TW, MASS_SCALE, MU, N, NMASS, POINTS, PS, RA, RAXN, RA_T1, RA_T2, RBXN, RB_T1, RB_T2, SD, SEP0, T1, T2, TOTAL, TWIST_MASS } from "../../dynamics/constraint-layout";
+import { solvePair } from "./contact-pair";
+import { L, LI, S } from "./memory";
 
-// @ts-ignore: decorator
-@inline function L(p: usize, i: i32): f64 {
-  return load<f64>(p + (<usize>i << 3));
-}
-// @ts-ignore: decorator
-@inline function LI(p: usize, i: i32): i32 {
-  return load<i32>(p + (<usize>i << 2));
-}
-// @ts-ignore: decorator
-@inline function S(p: usize, i: i32, v: f64): void {
-  store<f64>(p + (<usize>i << 3), v);
-}
+export { schedule } from "./schedule";
 
 /**
- * One pass over `count` constraints: friction at the centre, twist, then the normal rows with the soft
- * bias when `useBias`; `fresh` recomputes the separation terms (GEOM) after positions moved.
+ * One pass over the constraints in the order of `slots` slots at schedP (schedule.ts): a slot of two is
+ * solved side by side (contact-pair.ts), a single by `solveOne`. `useBias` adds the soft bias; `fresh`
+ * recomputes the separation terms (GEOM) after positions moved.
  */
-export function solve(paramsP: usize, csP: usize, intsP: usize, velP: usize, deltaP: usize, massP: usize, count: i32, useBias: bool, fresh: bool): void {
+export function solve(paramsP: usize, csP: usize, intsP: usize, velP: usize, deltaP: usize, massP: usize, schedP: usize, slots: i32, useBias: bool, fresh: bool): void {
   // The step's scalars come through memory (SolverMemory.params: h, maxPush, slop): doubles passed as
   // arguments from JavaScript would be boxed on every call.
   const h = L(paramsP, 0);
   const maxPush = L(paramsP, 1);
   const slop = L(paramsP, 2);
   const invH = 1 / h;
-  for (let i = 0; i < count; i++) {
+  for (let s = 0; s < slots; s++) {
+    const c0 = LI(schedP, s * 2);
+    const c1 = LI(schedP, s * 2 + 1);
+    if (c1 < 0) solveOne(c0, csP, intsP, velP, deltaP, massP, invH, maxPush, slop, useBias, fresh);
+    else solvePair(c0, c1, csP, intsP, velP, deltaP, massP, invH, maxPush, slop, useBias, fresh);
+  }
+}
+
+/** Constraint i: friction at the centre, twist, then the normal rows. */
+// @ts-ignore: decorator
+@inline function solveOne(i: i32, csP: usize, intsP: usize, velP: usize, deltaP: usize, massP: usize, invH: f64, maxPush: f64, slop: f64, useBias: bool, fresh: bool): void {
+  {
     const o = i * CS;
     const iA = LI(intsP, i * 4);
     const iB = LI(intsP, i * 4 + 1);
