@@ -49,13 +49,17 @@ export class ContactSolver {
   }
 
   /**
-   * Builds a constraint for every contact that has points and an awake dynamic body (contact-prepare.ts).
+   * Builds a constraint for every contact that has points and an awake dynamic body (contact-prepare.ts)
+   * and the order the passes visit them in.
    */
   prepare(contacts: ContactStore, bodies: BodyStore, sb: SolverBodies, s: StepContext): void {
     prepareContacts(this, contacts, bodies, sb, s);
+    const m = this.mem;
+    // The arithmetic of the rows (tangents, lever arms, effective masses, the friction anchor) runs in the
+    // kernel, on the inputs prepareContacts staged in each row.
+    m.kernel.prepare(m.csPtr, m.intsPtr, m.velPtr, m.massPtr, this.count, s.warmStarting);
     // The bodies and their constraints are fixed for the step, so the passes' order is too: pairs of
     // constraints that move no common body, solved two at a time (same results, bit for bit).
-    const m = this.mem;
     this.slots = m.kernel.schedule(m.intsPtr, m.massPtr, this.count, m.schedPtr, m.takenPtr);
   }
 

@@ -14,6 +14,8 @@ export interface ContactKernel {
     useBias: boolean,
     fresh: boolean,
   ): void;
+  /** Completes `count` constraints from the inputs prepareContacts staged (assembly/contact-prepare.ts). */
+  prepare(csPtr: number, intsPtr: number, velPtr: number, massPtr: number, count: number, warm: boolean): void;
   /** Orders `count` constraints into slots of one or two for `solve` (assembly/schedule.ts); returns how many. */
   schedule(intsPtr: number, massPtr: number, count: number, schedPtr: number, takenPtr: number): number;
   warmStart(csPtr: number, intsPtr: number, velPtr: number, massPtr: number, count: number): void;

@@ -21,6 +21,7 @@ import { BIAS_RATE, CS, DIST, D_AB, D_QUAT, GEOM, IAXN, IA_N, IA_T1, IA_T2, IBXN
 import { solvePair } from "./contact-pair";
 import { L, LI, S } from "./memory";
 
+export { prepare } from "./contact-prepare";
 export { schedule } from "./schedule";
 
 /**
