@@ -1,5 +1,6 @@
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 import { MISSING_TOOLS_ENV } from "./test/docs/system-tools.ts";
 
@@ -30,6 +31,41 @@ const CLUSTER = [
 ];
 
 /**
+ * The `main` project's longest files (browser tests drawing thousands of bodies in software WebGL, minutes
+ * of server ticks), longest first. Two at a time and started in file-size order, a long file that started
+ * last ran on alone for minutes after the rest were done; started first, the short files fill in beside them.
+ */
+const MAIN_LONGEST_FIRST = [
+  "test/client/scenes.test.ts",
+  "test/client/browser-ui.test.ts",
+  "test/client/games.test.ts",
+  "test/client/replay-viewer.test.ts",
+  "test/server/room.test.ts",
+  "test/client/browser.test.ts",
+  "test/engine/determinism.slow.test.ts",
+  "test/client/shapes.test.ts",
+  "test/engine/sim-snapshot.slow.test.ts",
+  "test/docs/start.test.ts",
+  "test/server/limits.test.ts",
+  "test/server/replay.test.ts",
+];
+
+/** Vitest's order (failed first, then longest by the last run's times, else largest), with MAIN_LONGEST_FIRST ahead in `main`. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const i = MAIN_LONGEST_FIRST.findIndex((f) => spec.moduleId.endsWith(f));
+      return i === -1 ? MAIN_LONGEST_FIRST.length : i;
+    };
+    // Reordered among the places `main`'s files had (Array.prototype.sort is stable: the rest keep Vitest's order).
+    const main = sorted.filter((spec) => spec.project.name === "main").sort((a, b) => rank(a) - rank(b));
+    let next = 0;
+    return sorted.map((spec) => (spec.project.name === "main" ? main[next++] : spec));
+  }
+}
+
+/**
  * Four projects, run one after the other by `npm test`:
  * - `unit` (`npm run test:unit`): the engine, simulation, schema and scenario tests that need no socket,
  *   process or browser, in parallel; the inner loop.
@@ -46,6 +82,7 @@ export default defineConfig({
     testTimeout: 60_000,
     reporters: ["default", "./test/docs/missing-tools-reporter.ts"],
     hookTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
     projects: [
       // Pure CPU work in independent files: one worker per core (the default leaves one core idle).
       { extends: true, test: { name: "unit", include: UNIT, exclude: [SLOW], maxWorkers: availableParallelism() } },

@@ -211,6 +211,13 @@ describe("browser client, first minutes: the knobs panel", () => {
     await joined(page);
   });
 
+  // A page left drawing the arena, and the admin room left running it, take the machine's cores from the
+  // pages of the tests after these.
+  afterAll(async () => {
+    await page?.close();
+    if (roomId) await admin("DELETE", `/rooms/${roomId}`);
+  });
+
   const submitToken = (token: string) =>
     page.evaluate((t) => {
       const input = document.querySelector<HTMLInputElement>("#knobs input[type=password]")!;

@@ -1,6 +1,6 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyReplay } from "../../server/replay/verify.ts";
 import { builtinNames, getBuiltinScenario } from "../../shared/scenarios/index.ts";
@@ -53,50 +53,69 @@ type Hooked = typeof globalThis & { __physics: SceneHooks };
 
 let rig: BrowserRig;
 let srv: TestServer;
-let browser: Browser;
+/**
+ * One browser context for every scene's page: each scene still gets a page (and a document, a WebGL
+ * context, a socket) of its own; what they share is the HTTP cache and V8's compiled copy of the client's
+ * bundle. The client stores nothing a later page would read (its one stored item, the admin token, is in
+ * sessionStorage, which is per page).
+ */
+let context: BrowserContext;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
   rig = await startBrowserRig("scenes");
-  ({ srv, browser } = rig);
+  srv = rig.srv;
+  context = await rig.browser.newContext({ viewport: VIEWPORT });
   mkdirSync(SCENES_DIR, { recursive: true });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
+  await context?.close();
   await rig?.close();
 });
 
-/** A page joined to `roomId`, its scene framed and every body the room has drawn. */
-async function openScene(roomId: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: VIEWPORT });
+/**
+ * What the player sees at join: the view report, what framed the view, the view's horizontal forward
+ * (what W walks along) against the direction from the avatar to the action, and the page's connection
+ * changes so far if it is connected with no banner shown (else null).
+ */
+interface AtJoin {
+  report: ViewReport;
+  framedBy: string;
+  forward: number;
+  connectedChanges: string | null;
+}
+
+/**
+ * A page joined to `roomId`, its scene framed and every body the room has drawn, and what it shows at
+ * that moment. One round trip: a page drawing thousands of bodies in software WebGL answers one only
+ * between frames, seconds apart.
+ */
+async function openScene(roomId: string): Promise<{ page: Page; atJoin: AtJoin }> {
+  const page = await context.newPage();
   page.on("pageerror", (err) => pageErrors.push(err.message));
   await page.goto(`${srv.url}/?room=${roomId}`, { waitUntil: "domcontentloaded", timeout: WAIT.timeout });
-  await page.waitForFunction(
+  const joined = await page.waitForFunction(
     () => {
       const p = (globalThis as Hooked).__physics;
-      return p?.joined && p.framedBy !== "" && p.bodyCount() > 0 && p.meshCount() === p.bodyCount();
+      if (!(p?.joined && p.framedBy !== "" && p.bodyCount() > 0 && p.meshCount() === p.bodyCount())) return false;
+      const [cx, , cz] = p.cameraPosition();
+      const [tx, , tz] = p.cameraTarget();
+      const [ax, , az] = p.avatarServerPosition();
+      const f = [tx - cx, tz - cz];
+      const toTarget = [tx - ax, tz - az];
+      const lf = Math.hypot(f[0], f[1]) || 1;
+      const lt = Math.hypot(toTarget[0], toTarget[1]);
+      // An avatar standing at the view's centre has no direction to walk: count it as facing the action.
+      const forward = lt < 0.5 ? 1 : (f[0] * toTarget[0] + f[1] * toTarget[1]) / (lf * lt);
+      const connected = p.connection === "connected" && document.getElementById("banner")!.hidden;
+      return { report: p.viewReport(), framedBy: p.framedBy, forward, connectedChanges: connected ? p.connectionLog().join("\n") : null };
     },
     undefined,
     WAIT,
   );
-  return page;
-}
-
-/** The view's horizontal forward (what W walks along) against the direction from the avatar to the action. */
-async function forwardTowardAction(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const p = (globalThis as Hooked).__physics;
-    const [cx, , cz] = p.cameraPosition();
-    const [tx, , tz] = p.cameraTarget();
-    const [ax, , az] = p.avatarServerPosition();
-    const f = [tx - cx, tz - cz];
-    const toTarget = [tx - ax, tz - az];
-    const lf = Math.hypot(f[0], f[1]) || 1;
-    const lt = Math.hypot(toTarget[0], toTarget[1]);
-    // An avatar standing at the view's centre has no direction to walk: count it as facing the action.
-    return lt < 0.5 ? 1 : (f[0] * toTarget[0] + f[1] * toTarget[1]) / (lf * lt);
-  });
+  return { page, atJoin: (await joined.jsonValue()) as AtJoin };
 }
 
 /**
@@ -104,35 +123,49 @@ async function forwardTowardAction(page: Page): Promise<number> {
  * stall the page long enough for its socket to drop and come back, and a picture of the reconnecting
  * banner is no picture of the scene. Takes another one (at most two more) after such a drop.
  */
-async function capture(page: Page, file: string): Promise<void> {
+async function capture(page: Page, file: string, connectedAtJoin: string | null): Promise<void> {
+  // Chromium's own screenshot (one DevTools call): page.screenshot first makes round trips to the page
+  // (fonts, caret, animations), and a page busy drawing thousands of bodies answers each only between frames.
+  const cdp = await page.context().newCDPSession(page);
+  const screenshot = async () => Buffer.from((await cdp.send("Page.captureScreenshot", { format: "png" })).data, "base64");
   // Long enough for a dropped socket to come back; a page that stays disconnected (rain2000's 2000 bodies
-  // in software WebGL on a busy machine) is photographed anyway rather than waited on.
+  // in software WebGL on a busy machine) is photographed anyway rather than waited on. Resolves with the
+  // page's connection changes so far (in the same round trip), or null.
   const connected = () =>
-    page.waitForFunction(() => (globalThis as Hooked).__physics.connection === "connected" && document.getElementById("banner")!.hidden, undefined, {
-      ...WAIT,
-      timeout: CONNECTED_WAIT_MS,
-    });
-  for (let attempt = 1; ; attempt++) {
-    // The screenshot is for the docs; the framing was already checked. A page that stays disconnected
-    // (software WebGL on a loaded machine) still gets its picture, and the log says so.
-    const ok = await connected().then(
-      () => true,
-      () => false,
-    );
-    if (!ok) {
-      console.log(`${file}: the page was not connected (banner shown) within ${CONNECTED_WAIT_MS} ms; screenshot taken anyway`);
-      writeFileSync(file, await page.screenshot({ type: "png", timeout: WAIT.timeout }));
-      return;
+    page
+      .waitForFunction(
+        () => {
+          const p = (globalThis as Hooked).__physics;
+          return p.connection === "connected" && document.getElementById("banner")!.hidden && { changes: p.connectionLog().join("\n") };
+        },
+        undefined,
+        { ...WAIT, timeout: CONNECTED_WAIT_MS },
+      )
+      .then(
+        async (handle) => ((await handle.jsonValue()) as { changes: string }).changes,
+        () => null,
+      );
+  try {
+    for (let attempt = 1; ; attempt++) {
+      // The screenshot is for the docs; the framing was already checked. A page that stays disconnected
+      // (software WebGL on a loaded machine) still gets its picture, and the log says so.
+      // Connected when it joined: photographed at once (the reconnect check below still applies).
+      const before = attempt === 1 && connectedAtJoin !== null ? connectedAtJoin : await connected();
+      if (before === null) {
+        console.log(`${file}: the page was not connected (banner shown) within ${CONNECTED_WAIT_MS} ms; screenshot taken anyway`);
+        writeFileSync(file, await screenshot());
+        return;
+      }
+      const png = await screenshot();
+      const still = (await page.evaluate(() => (globalThis as Hooked).__physics.connectionLog().join("\n"))) === before;
+      if (still || attempt === 3) {
+        writeFileSync(file, png);
+        if (!still) console.log(`${file}: the page reconnected during each of 3 screenshots; kept the last`);
+        return;
+      }
     }
-    const changes = () => page.evaluate(() => (globalThis as Hooked).__physics.connectionLog().join("\n"));
-    const before = await changes();
-    const png = await page.screenshot({ type: "png", timeout: WAIT.timeout });
-    const still = (await changes()) === before;
-    if (still || attempt === 3) {
-      writeFileSync(file, png);
-      if (!still) console.log(`${file}: the page reconnected during each of 3 screenshots; kept the last`);
-      return;
-    }
+  } finally {
+    await cdp.detach().catch(() => {});
   }
 }
 
@@ -142,18 +175,16 @@ async function capture(page: Page, file: string): Promise<void> {
  */
 async function checkScene(name: string, scenario: unknown, framing: string, shot: string): Promise<void> {
   const roomId = await createRoom(srv.url, { scenario });
-  const page = await openScene(roomId);
+  const { page, atJoin } = await openScene(roomId);
   try {
-    const report = await page.evaluate(() => (globalThis as Hooked).__physics.viewReport());
-    const framedBy = await page.evaluate(() => (globalThis as Hooked).__physics.framedBy);
-    const forward = await forwardTowardAction(page);
+    const { report, framedBy, forward } = atJoin;
     const share = report.inView / report.bodies;
     console.log(`${name}: framed by ${framedBy}, avatar in view ${report.avatarInView}, ${report.inView}/${report.bodies} bodies in view (${(share * 100).toFixed(1)} %), forward·toward-action ${forward.toFixed(2)}${report.outside.length > 0 ? `, outside e.g. ${report.outside.slice(0, 3).join(" ")}` : ""}`);
     expect(framedBy, name).toBe(framing);
     expect(report.avatarInView, `${name}: the own avatar is in view`).toBe(true);
     expect(share, `${name}: share of the bodies in view`).toBeGreaterThanOrEqual(MIN_IN_VIEW);
     expect(forward, `${name}: W walks toward the scene`).toBeGreaterThan(0);
-    await capture(page, shot);
+    await capture(page, shot, atJoin.connectedChanges);
     expect(statSync(shot).size).toBeGreaterThan(5_000);
   } finally {
     await page.close();
@@ -187,7 +218,7 @@ describe("scenes without a camera hint or spawn point, framed from their bodies"
 describe("restarting a scene from the HUD", () => {
   it("failure-lab: another player gets a name tag, the camera toggles, the restart button reloads the scene (once per interval) and the replay still verifies", async () => {
     const roomId = await createRoom(srv.url, { scenario: "failure-lab" });
-    const page = await openScene(roomId);
+    const { page } = await openScene(roomId);
     const other = await joinRoom(srv.url, roomId);
     try {
       const tagged = await page.waitForFunction((id) => (globalThis as Hooked).__physics.nameTags().includes(id), `avatar-${other.sessionId}`, WAIT);

@@ -2,7 +2,7 @@ import { Client } from "@colyseus/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KIND_BOX, MSG_IMPULSE, MSG_MOVE, MSG_SPAWN, RoomState } from "../../shared/net/index.ts";
 import type { Scenario } from "../../shared/scenarios/index.ts";
-import { createRoom, joinRoom, position, startTestServer, type TestServer, waitForMessage, waitForState } from "./helpers.ts";
+import { admin, createRoom, joinRoom, position, startTestServer, type TestServer, waitForMessage, waitForState } from "./helpers.ts";
 
 /** Ground, one box 3 m along +x from the first avatar's spawn spot (the origin), one far-away ball. */
 const scene: Scenario = {
@@ -169,6 +169,9 @@ function patchAndCreationTests(): void {
     expect(sizes.length).toBeGreaterThanOrEqual(10);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(16);
     await a.leave();
+    // An admin room runs on for minutes after its last player: its 900 cubes would take the process's
+    // CPU from the rooms of the next test.
+    await admin(srv.url, "DELETE", `/rooms/${roomId}`);
   });
 
   it("lets players create rooms from a scene name or scenario JSON, within the player limits", async () => {
