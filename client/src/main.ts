@@ -62,6 +62,8 @@ const hooks = {
   meshCount: () => app.view.visibleCount(),
   /** Bodies in the newest snapshot. */
   bodyCount: () => app.session.snapshots.bodyCount,
+  /** "fine" or "crowd": the spheres' detail (coarser in a room of hundreds of bodies). */
+  sphereDetail: () => app.view.sphereDetail,
   /** Joints in the newest snapshot. */
   jointCount: () => app.session.snapshots.joints.count,
   /**

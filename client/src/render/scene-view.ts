@@ -32,6 +32,9 @@ import { ShapeGeometries, shapeReach } from "./shape-geometry.ts";
 
 /** Static bodies larger than this (half extent, metres) do not cast shadows (the ground, long walls). */
 const SHADOW_CASTER_LIMIT = 15;
+/** Above this many bodies the room is a crowd (coarser spheres, ShapeGeometries.setCrowded); back below CROWD_LEAVE. */
+const CROWD_ENTER = 500;
+const CROWD_LEAVE = 400;
 const PALETTE = [0xe0614f, 0xf2a541, 0x58a55c, 0x3f8fd2, 0x8e6bd1, 0xd45f9c, 0x2fb3a6, 0xc9c14a];
 
 /** A body's track as the renderer reads it: kind and size, and the shape descriptor of a shape that has one. */
@@ -194,6 +197,7 @@ export class SceneView {
     mesh.name = track.id;
     entry = { mesh, palette, sleeping: false, dynamic: type === KIND_DYNAMIC && !sensor, avatar: type === KIND_KINEMATIC && !sensor, radius };
     this.meshes.set(track.id, entry);
+    if (this.meshes.size > CROWD_ENTER) this.geometries.setCrowded(true);
     this.scene.add(mesh);
     return entry;
   }
@@ -239,6 +243,7 @@ export class SceneView {
     this.scene.remove(entry.mesh);
     this.meshes.delete(id);
     this.marks.remove(id);
+    if (this.meshes.size < CROWD_LEAVE) this.geometries.setCrowded(false);
   }
 
   clear(): void {
@@ -253,6 +258,11 @@ export class SceneView {
   }
 
   /** Visible body meshes. */
+  /** The spheres' detail: "crowd" (coarser) in a room of more than CROWD_ENTER bodies, else "fine". */
+  get sphereDetail(): "fine" | "crowd" {
+    return this.geometries.sphereDetail;
+  }
+
   visibleCount(): number {
     let n = 0;
     for (const e of this.meshes.values()) if (e.mesh.visible) n++;

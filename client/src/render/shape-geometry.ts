@@ -34,10 +34,35 @@ import type {
  * Hulls, meshes and height fields get flat normals (one per triangle): faceted, as the engine sees them.
  * Geometries are cached by shape definition, so equal shapes share one.
  */
+/**
+ * Segments (around, top to bottom) of the sphere geometry: fine where a ball may fill the view, coarser in
+ * a crowd. Every sphere shares one geometry, and rain2000's 2000 balls at the fine detail are 4 million
+ * triangles a frame with the shadow pass: software WebGL (Chromium without a GPU) drew about one frame
+ * a second and its socket fell behind; the coarse detail is a third of the triangles and looks the same
+ * from where a crowd is seen.
+ */
+const SPHERE_SEGMENTS_FINE = [28, 18] as const;
+const SPHERE_SEGMENTS_CROWD = [16, 10] as const;
+
 export class ShapeGeometries {
   private readonly box = new BoxGeometry(1, 1, 1);
-  private readonly sphere = new SphereGeometry(1, 28, 18);
+  private readonly sphere = new SphereGeometry(1, ...SPHERE_SEGMENTS_FINE);
+  private crowded = false;
   private readonly cache = new Map<string, BufferGeometry>();
+
+  /** The spheres' detail now: "fine" or "crowd" (setCrowded). */
+  get sphereDetail(): "fine" | "crowd" {
+    return this.crowded ? "crowd" : "fine";
+  }
+
+  /** Switches every sphere, drawn or to come, to the crowd's detail or back (they share one geometry). */
+  setCrowded(crowded: boolean): void {
+    if (crowded === this.crowded) return;
+    this.crowded = crowded;
+    // Same geometry object, new vertices: the renderer drops the old buffers and uploads these.
+    this.sphere.dispose();
+    this.sphere.copy(new SphereGeometry(1, ...(crowded ? SPHERE_SEGMENTS_CROWD : SPHERE_SEGMENTS_FINE)));
+  }
 
   /** A Mesh (or, for a compound, a Group of Meshes) drawing `def` with `material`. */
   create(def: ShapeDef, material: Material): Object3D {
