@@ -23,7 +23,10 @@ describe("the solver memory (the contact kernel's WebAssembly memory)", () => {
     expect(mem.velPtr).toBeGreaterThanOrEqual(mem.intsPtr + mem.ints.byteLength);
     expect(mem.deltaPtr).toBeGreaterThanOrEqual(mem.velPtr + mem.vel.byteLength);
     expect(mem.massPtr).toBeGreaterThanOrEqual(mem.deltaPtr + mem.delta.byteLength);
-    expect(mem.memory.buffer.byteLength).toBeGreaterThanOrEqual(mem.massPtr + mem.mass.byteLength);
+    expect(mem.schedPtr).toBeGreaterThanOrEqual(mem.massPtr + mem.mass.byteLength);
+    // The schedule: two ints per constraint, then a byte per constraint of scratch.
+    expect(mem.takenPtr).toBeGreaterThanOrEqual(mem.schedPtr + (mem.cs.length / CS) * 2 * 4);
+    expect(mem.memory.buffer.byteLength).toBeGreaterThanOrEqual(mem.takenPtr + mem.cs.length / CS);
   });
 
   it("worlds sharing the thread's solver memory do not disturb each other, even when one grows it", () => {

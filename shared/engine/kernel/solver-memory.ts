@@ -13,11 +13,11 @@ function align(n: number): number {
 
 /**
  * The solver's per-step arrays, laid out in one WebAssembly memory so the contact kernel reads them in
- * place: the constraints (constraint-layout.ts, stride CS), their body indices (4 ints each) and the order
- * the passes visit them in, and the
- * solver bodies' velocities (SV), motion (SD) and masses (SM). The JavaScript passes see the same bytes
- * through typed-array views. Growing (never in steady state) re-lays the regions out and copies what they
- * held; views taken before an `ensure` are then stale, so every pass reads them from here when it starts.
+ * place: the constraints (constraint-layout.ts, stride CS), their body indices (4 ints each), the solver
+ * bodies' velocities (SV), motion (SD) and masses (SM), and the order the passes visit the constraints in
+ * (kernel/assembly/schedule.ts). The JavaScript passes see the same bytes through typed-array views.
+ * Growing (never in steady state) re-lays the regions out and copies what they held; views taken before
+ * an `ensure` are then stale, so every pass reads them from here when it starts.
  *
  * The arrays are one step's scratch (loaded when the solve starts, written back when it ends), and a step
  * runs to completion without calling out, so every world of a thread shares one (`sharedSolverMemory`):

@@ -6,14 +6,16 @@
  * Why the result is the serial pass's, bit for bit: a Gauss-Seidel pass over constraints in index order
  * gives the same numbers in any order that keeps, for every body the solver moves, the order of that
  * body's constraints (a constraint reads and writes only its two bodies' velocities, and only moved
- * bodies are written). A later constraint j is pulled forward to pair with i only if neither i nor any
- * constraint still waiting between them moves one of j's bodies; so every body's constraints keep their
+ * bodies are written). A later constraint j is pulled forward to pair with i only if it shares no moved
+ * body with i or with any constraint still waiting between them; so every body's constraints keep their
  * order. Static, kinematic and sleeping partners (inverse mass 0) are read, never written, and do not
  * order anything: every box of a pile shares the ground.
  *
- * The search looks a few constraints ahead (WINDOW): in the bench scenes 93-100 % of constraints pair
- * within 4 (pyramid20 is the lowest: a 20-high pyramid's neighbours share bodies).
+ * Only constraints of two or more points are paired (a single point is faster alone, see `schedule`).
+ * The search looks a few constraints ahead (WINDOW): in the box scenes of the bench 93-100 % of the
+ * constraints pair within 4 (pyramid20 is the lowest: a 20-high pyramid's neighbours share bodies).
  */
+import { SM } from "../../dynamics/constraint-layout";
 import { LI, SI } from "./memory";
 
 /** How many waiting constraints the search for a partner looks at. */
@@ -21,7 +23,7 @@ const WINDOW = 8;
 
 // @ts-ignore: decorator
 @inline function moved(massP: usize, body: i32): bool {
-  return load<f64>(massP + ((<usize>body * 7) << 3)) !== 0;
+  return load<f64>(massP + ((<usize>body * SM) << 3)) !== 0;
 }
 
 /** Whether j moves a body that k touches (a body k touches and j moves is a moved body). */
