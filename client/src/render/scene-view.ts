@@ -257,12 +257,12 @@ export class SceneView {
     if (entry) this.paint(entry, this.avatarMaterial);
   }
 
-  /** Visible body meshes. */
   /** The spheres' detail: "crowd" (coarser) in a room of more than CROWD_ENTER bodies, else "fine". */
   get sphereDetail(): "fine" | "crowd" {
     return this.geometries.sphereDetail;
   }
 
+  /** Visible body meshes. */
   visibleCount(): number {
     let n = 0;
     for (const e of this.meshes.values()) if (e.mesh.visible) n++;

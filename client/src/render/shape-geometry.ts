@@ -20,6 +20,16 @@ import type {
 } from "../../../shared/engine/types.ts";
 
 /**
+ * Segments (around, top to bottom) of the sphere geometry: fine where a ball may fill the view, coarser in
+ * a crowd. Every sphere shares one geometry, and rain2000's 2000 balls at the fine detail are 4 million
+ * triangles a frame with the shadow pass: software WebGL (Chromium without a GPU) drew about one frame
+ * a second and its socket fell behind; the coarse detail is a third of the triangles and looks the same
+ * from where a crowd is seen.
+ */
+const SPHERE_SEGMENTS_FINE = [28, 18] as const;
+const SPHERE_SEGMENTS_CROWD = [16, 10] as const;
+
+/**
  * three.js objects for the engine's shapes, in the body's reference frame (the shape's origin, the pose
  * the wire carries), so a body's object is placed with its pose as it is:
  * - sphere and box: one shared unit geometry, scaled (as many bodies as the room has, two geometries);
@@ -34,16 +44,6 @@ import type {
  * Hulls, meshes and height fields get flat normals (one per triangle): faceted, as the engine sees them.
  * Geometries are cached by shape definition, so equal shapes share one.
  */
-/**
- * Segments (around, top to bottom) of the sphere geometry: fine where a ball may fill the view, coarser in
- * a crowd. Every sphere shares one geometry, and rain2000's 2000 balls at the fine detail are 4 million
- * triangles a frame with the shadow pass: software WebGL (Chromium without a GPU) drew about one frame
- * a second and its socket fell behind; the coarse detail is a third of the triangles and looks the same
- * from where a crowd is seen.
- */
-const SPHERE_SEGMENTS_FINE = [28, 18] as const;
-const SPHERE_SEGMENTS_CROWD = [16, 10] as const;
-
 export class ShapeGeometries {
   private readonly box = new BoxGeometry(1, 1, 1);
   private readonly sphere = new SphereGeometry(1, ...SPHERE_SEGMENTS_FINE);
